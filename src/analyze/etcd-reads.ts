@@ -1,0 +1,210 @@
+/*! Slow etcd reads: merges the lines that describe one read ("apply request took too long", its
+ * "trace[N] range" and its "request stats"), tells the apiserver's own reads from clients', and aggregates
+ * them per resource range and minute. Bounded: held lines ≤ MERGE_WINDOW, aggregates grow with ranges × minutes. */
+
+import { builtinKeyPrefix, describeEtcdKey, type EtcdKeyRange } from '../model/etcd-key.js';
+import type { EtcdRangeEntry } from '../parse/etcd-line.js';
+
+/** Lines of one read are logged within a few ms of each other; 50 ms leaves room for slow loggers. */
+const PAIR_WINDOW_MS = 50;
+const MERGE_WINDOW = 256;
+
+/** One read, after its lines were merged. */
+export interface EtcdRead {
+  tsMs: number | null;
+  tookMs: number | null;
+  key: string;
+  rangeEnd: string | null;
+  limit: number;
+  objects: number | null;
+  totalKeys: number | null;
+  bytes: number | null;
+  error: string | null;
+  internal: string | null; // why it is the apiserver's own read, or null for a client read
+  range: EtcdKeyRange;
+  vias: Set<EtcdRangeEntry['via']>;
+}
+
+/** Why a read is the apiserver's own (DOMAIN.md §1.8, §4), or null. */
+export function internalReason(e: Pick<EtcdRangeEntry, 'key' | 'countOnly' | 'limit'>, range: EtcdKeyRange, etcdPrefix: string): string | null {
+  if (e.countOnly) return 'count_only (object-count polling)';
+  if (e.limit === 1) return 'limit:1 (current-revision fetch)';
+  if (e.key === `${etcdPrefix}/health` || e.key === `${etcdPrefix}health`) return 'health check';
+  if (e.key === 'compact_rev_key') return 'compaction';
+  if (range.resource === 'masterleases') return 'endpoint reconciler';
+  return null;
+}
+
+/** Aggregate of reads of one range in one minute. */
+export interface EtcdAgg {
+  internal: string | null;
+  resourceKey: string;
+  resource: string;
+  scope: EtcdKeyRange['scope'];
+  namespace: string | null;
+  limited: boolean;
+  minute: number; // epoch minute, or -1 when the time is unknown
+  keyLabel: string; // e.g. /registry/pods/ (range) or /registry/pods/<ns>/<name> (single)
+  reads: number;
+  objectsSum: number;
+  objectsN: number;
+  objectsMax: number;
+  totalKeysMax: number;
+  bytesSum: number;
+  bytesN: number;
+  bytesMax: number;
+  tookSum: number;
+  tookN: number;
+  tookMax: number;
+  errors: number;
+  firstMs: number | null;
+  lastMs: number | null;
+}
+
+/** Per-stream merger + global aggregate. */
+export class EtcdReads {
+  readonly aggs = new Map<string, EtcdAgg>();
+  private held: EtcdRead[] = [];
+  clientReads = 0;
+  internalReads = 0;
+  readonly internalByReason = new Map<string, number>();
+
+  constructor(private readonly etcdPrefix: string) {}
+
+  /** Adds one line's entry; merges it into a held read of the same range when it is the same read. */
+  add(e: EtcdRangeEntry): void {
+    for (const r of this.held) {
+      if (r.vias.has(e.via) || r.key !== e.key || r.rangeEnd !== e.rangeEnd) continue;
+      if (r.tsMs !== null && e.tsMs !== null && Math.abs(r.tsMs - e.tsMs) > PAIR_WINDOW_MS) continue;
+      if (r.objects !== null && e.objects !== null && r.objects !== e.objects) continue;
+      if (e.via === 'capnslog' || r.vias.has('capnslog')) continue;
+      r.vias.add(e.via);
+      r.objects ??= e.objects;
+      r.totalKeys ??= e.totalKeys;
+      r.bytes ??= e.bytes;
+      r.error ??= e.error;
+      if (e.limit > 0) r.limit = e.limit;
+      if (r.tookMs === null || (e.tookMs !== null && e.tookMs > r.tookMs)) r.tookMs = e.tookMs;
+      return;
+    }
+    const range = describeEtcdKey(e.key, e.rangeEnd, this.etcdPrefix);
+    this.held.push({
+      tsMs: e.tsMs,
+      tookMs: e.tookMs,
+      key: e.key,
+      rangeEnd: e.rangeEnd,
+      limit: e.limit,
+      objects: e.objects,
+      totalKeys: e.totalKeys,
+      bytes: e.bytes,
+      error: e.error,
+      internal: internalReason(e, range, this.etcdPrefix),
+      range,
+      vias: new Set([e.via]),
+    });
+    // Release reads that are too old to be paired with a later line.
+    while (this.held.length > MERGE_WINDOW || (this.held.length > 1 && e.tsMs !== null && this.held[0]!.tsMs !== null && e.tsMs - this.held[0]!.tsMs > 1000)) {
+      this.emit(this.held.shift()!);
+    }
+  }
+
+  /** Ends one stream: every held read is final. */
+  flush(): void {
+    for (const r of this.held) this.emit(r);
+    this.held = [];
+  }
+
+  private emit(r: EtcdRead): void {
+    if (r.internal !== null) {
+      this.internalReads++;
+      this.internalByReason.set(r.internal, (this.internalByReason.get(r.internal) ?? 0) + 1);
+    } else {
+      this.clientReads++;
+    }
+    const minute = r.tsMs === null ? -1 : Math.floor(r.tsMs / 60000);
+    const rg = r.range;
+    const base = rg.resourceKey === '' ? '' : `${this.etcdPrefix}/${rg.apiGroup !== null ? rg.resourceKey : builtinKeyPrefix(rg.resource)}/`;
+    const keyLabel =
+      base === '' ? r.key : rg.scope === 'single' ? (rg.namespace !== null ? `${base}<ns>/<name>` : `${base}<name>`) : rg.scope === 'namespace' ? `${base}<ns>/` : base;
+    const limited = r.limit > 0;
+    const k = `${r.internal ?? ''}|${rg.resourceKey}|${rg.scope}|${rg.namespace ?? ''}|${limited ? 1 : 0}|${minute}|${keyLabel}`;
+    let a = this.aggs.get(k);
+    if (a === undefined) {
+      a = {
+        internal: r.internal,
+        resourceKey: rg.resourceKey,
+        resource: rg.resource,
+        scope: rg.scope,
+        namespace: rg.namespace,
+        limited,
+        minute,
+        keyLabel,
+        reads: 0,
+        objectsSum: 0,
+        objectsN: 0,
+        objectsMax: 0,
+        totalKeysMax: 0,
+        bytesSum: 0,
+        bytesN: 0,
+        bytesMax: 0,
+        tookSum: 0,
+        tookN: 0,
+        tookMax: 0,
+        errors: 0,
+        firstMs: null,
+        lastMs: null,
+      };
+      this.aggs.set(k, a);
+    }
+    a.reads++;
+    if (r.objects !== null) {
+      a.objectsSum += r.objects;
+      a.objectsN++;
+      a.objectsMax = Math.max(a.objectsMax, r.objects);
+    }
+    if (r.totalKeys !== null) a.totalKeysMax = Math.max(a.totalKeysMax, r.totalKeys);
+    if (r.bytes !== null) {
+      a.bytesSum += r.bytes;
+      a.bytesN++;
+      a.bytesMax = Math.max(a.bytesMax, r.bytes);
+    }
+    if (r.tookMs !== null) {
+      a.tookSum += r.tookMs;
+      a.tookN++;
+      a.tookMax = Math.max(a.tookMax, r.tookMs);
+    }
+    if (r.error !== null) a.errors++;
+    if (r.tsMs !== null) {
+      if (a.firstMs === null || r.tsMs < a.firstMs) a.firstMs = r.tsMs;
+      if (a.lastMs === null || r.tsMs > a.lastMs) a.lastMs = r.tsMs;
+    }
+  }
+
+  /** Folds another EtcdReads (flushed) into this one. */
+  merge(o: EtcdReads): void {
+    this.clientReads += o.clientReads;
+    this.internalReads += o.internalReads;
+    for (const [r, n] of o.internalByReason) this.internalByReason.set(r, (this.internalByReason.get(r) ?? 0) + n);
+    for (const [k, b] of o.aggs) {
+      const a = this.aggs.get(k);
+      if (a === undefined) {
+        this.aggs.set(k, { ...b });
+        continue;
+      }
+      a.reads += b.reads;
+      a.objectsSum += b.objectsSum;
+      a.objectsN += b.objectsN;
+      a.objectsMax = Math.max(a.objectsMax, b.objectsMax);
+      a.totalKeysMax = Math.max(a.totalKeysMax, b.totalKeysMax);
+      a.bytesSum += b.bytesSum;
+      a.bytesN += b.bytesN;
+      a.bytesMax = Math.max(a.bytesMax, b.bytesMax);
+      a.tookSum += b.tookSum;
+      a.tookN += b.tookN;
+      a.tookMax = Math.max(a.tookMax, b.tookMax);
+      a.errors += b.errors;
+      if (b.firstMs !== null && (a.firstMs === null || b.firstMs < a.firstMs)) a.firstMs = b.firstMs;
+      if (b.lastMs !== null && (a.lastMs === null || b.lastMs > a.lastMs)) a.lastMs = b.lastMs;
+    }
+  }
+}

@@ -1,0 +1,160 @@
+/*! Groups of reads (list, get, watch) by client, resource, scope and selector shape. Push-model and mergeable:
+ * memory grows with the number of groups, never with the number of events. Verdicts (cache or etcd) are taken
+ * at the end from per-group query signatures, because the Kubernetes version is only known then. */
+
+import type { AuditEvent } from '../model/audit-event.js';
+import type { ListQuery } from '../model/request-uri.js';
+import type { SelectorInfo } from '../model/selector.js';
+
+/** Most namespaces (or nodes) a group remembers by name; past that only the count of the overflow grows. */
+export const MAX_SET_PER_GROUP = 100_000;
+
+/** Accumulated reads of one group. */
+export interface ReadGroup {
+  key: string;
+  verb: string;
+  userAgent: string;
+  username: string; // with per-node values replaced: system:node:<node>
+  apiGroup: string;
+  resource: string;
+  scope: 'cluster' | 'namespaced';
+  selector: string;
+  singleName: boolean;
+  singleNamespace: boolean;
+  requests: number;
+  /** query signature → count; see signatureOf() */
+  signatures: Map<string, number>;
+  nodes: Set<string>;
+  namespaces: Set<string>;
+  setOverflow: number;
+  firstMs: number | null;
+  lastMs: number | null;
+  returnedSum: number;
+  returnedN: number;
+  returnedMax: number;
+  /** responseStatus.code class → count ("2xx", "429", "4xx", "5xx", "none") */
+  codes: Map<string, number>;
+}
+
+/** A compact key for the query fields that decide where a read is served: rvClass, rvm, limit?, continue?, sendInitialEvents?. */
+export function signatureOf(q: ListQuery): string {
+  const rv = q.resourceVersion ?? '';
+  const rvClass = rv === '' ? '' : rv === '0' ? '0' : 'N';
+  return `${rvClass}|${q.resourceVersionMatch ?? ''}|${q.limit > 0 ? 1 : 0}|${q.continueToken ? 1 : 0}|${q.sendInitialEvents ? 1 : 0}`;
+}
+
+/** Inverse of signatureOf(): a ListQuery that classifies the same way. */
+export function querySignature(sig: string): ListQuery {
+  const [rvClass, rvm, limit, cont, sie] = sig.split('|');
+  return {
+    fieldSelector: null,
+    labelSelector: null,
+    resourceVersion: rvClass === '' ? null : rvClass === '0' ? '0' : '1',
+    resourceVersionMatch: rvm === '' ? null : rvm!,
+    limit: limit === '1' ? 500 : 0,
+    continueToken: cont === '1',
+    watch: false,
+    sendInitialEvents: sie === '1',
+  };
+}
+
+function codeClass(code: number | null): string {
+  if (code === null) return 'none';
+  if (code === 429) return '429';
+  if (code >= 200 && code < 300) return '2xx';
+  if (code >= 400 && code < 500) return '4xx';
+  if (code >= 500) return '5xx';
+  return String(code);
+}
+
+/** Username with per-node identity removed, so every kubelet is one user. */
+export function userPattern(username: string): string {
+  return username.startsWith('system:node:') ? 'system:node:<node>' : username;
+}
+
+/** The read groups of a scan. */
+export class ReadGroups {
+  readonly groups = new Map<string, ReadGroup>();
+
+  /** Adds one counted request. `node` is the node it speaks for, if known. */
+  add(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery, sel: SelectorInfo, node: string | null): void {
+    const user = userPattern(e.username);
+    const scope = namespace.length > 0 ? 'namespaced' : 'cluster';
+    const key = `${e.verb}\u0000${e.userAgent}\u0000${user}\u0000${apiGroup}\u0000${resource}\u0000${scope}\u0000${sel.shape}`;
+    let g = this.groups.get(key);
+    if (g === undefined) {
+      g = {
+        key,
+        verb: e.verb,
+        userAgent: e.userAgent,
+        username: user,
+        apiGroup,
+        resource,
+        scope,
+        selector: sel.shape,
+        singleName: sel.singleName !== null,
+        singleNamespace: sel.singleNamespace !== null,
+        requests: 0,
+        signatures: new Map(),
+        nodes: new Set(),
+        namespaces: new Set(),
+        setOverflow: 0,
+        firstMs: null,
+        lastMs: null,
+        returnedSum: 0,
+        returnedN: 0,
+        returnedMax: 0,
+        codes: new Map(),
+      };
+      this.groups.set(key, g);
+    }
+    g.requests++;
+    const sig = signatureOf(q);
+    g.signatures.set(sig, (g.signatures.get(sig) ?? 0) + 1);
+    if (node !== null) addCapped(g, g.nodes, node);
+    if (namespace.length > 0) addCapped(g, g.namespaces, namespace);
+    const t = e.receivedMs;
+    if (t !== null) {
+      if (g.firstMs === null || t < g.firstMs) g.firstMs = t;
+      if (g.lastMs === null || t > g.lastMs) g.lastMs = t;
+    }
+    if (e.returnedItems !== null) {
+      g.returnedSum += e.returnedItems;
+      g.returnedN++;
+      if (e.returnedItems > g.returnedMax) g.returnedMax = e.returnedItems;
+    }
+    const cc = codeClass(e.code);
+    g.codes.set(cc, (g.codes.get(cc) ?? 0) + 1);
+  }
+
+  /** Folds another ReadGroups (another worker's share of the input) into this one. */
+  merge(other: ReadGroups): void {
+    for (const [key, o] of other.groups) {
+      const g = this.groups.get(key);
+      if (g === undefined) {
+        this.groups.set(key, o);
+        continue;
+      }
+      g.requests += o.requests;
+      for (const [s, n] of o.signatures) g.signatures.set(s, (g.signatures.get(s) ?? 0) + n);
+      for (const n of o.nodes) addCapped(g, g.nodes, n);
+      for (const n of o.namespaces) addCapped(g, g.namespaces, n);
+      g.setOverflow += o.setOverflow;
+      if (o.firstMs !== null && (g.firstMs === null || o.firstMs < g.firstMs)) g.firstMs = o.firstMs;
+      if (o.lastMs !== null && (g.lastMs === null || o.lastMs > g.lastMs)) g.lastMs = o.lastMs;
+      g.returnedSum += o.returnedSum;
+      g.returnedN += o.returnedN;
+      g.returnedMax = Math.max(g.returnedMax, o.returnedMax);
+      for (const [c, n] of o.codes) g.codes.set(c, (g.codes.get(c) ?? 0) + n);
+    }
+  }
+}
+
+function addCapped(g: ReadGroup, set: Set<string>, v: string): void {
+  if (set.has(v)) return;
+  if (set.size >= MAX_SET_PER_GROUP) {
+    g.setOverflow++;
+    return;
+  }
+  set.add(v);
+}

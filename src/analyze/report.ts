@@ -1,0 +1,595 @@
+/*! finish(): ScanState → ScanReport, the documented JSON contract (schemaVersion 1). Classifies every read
+ * group for the assumed Kubernetes version, joins etcd-served lists with the etcd reads of the same range and
+ * time to get read amplification, and writes the findings. Unknown figures stay null; estimates are marked. */
+
+import { classifyRead, type ServingOptions } from './serving.js';
+import { querySignature, type ReadGroup } from './read-groups.js';
+import { resourceKeyOf, type ScanState } from './scan-state.js';
+import type { EtcdAgg } from './etcd-reads.js';
+import { renderApfYaml } from './apf.js';
+import { formatKubeVersion, inferKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
+import { formatTimestamp } from '../parse/time.js';
+
+export const SCHEMA_VERSION = 1;
+
+/** Settings that shape the report (resolved from flags in cli/config.ts). */
+export interface ReportOptions {
+  kubeVersion: KubeVersion | null;
+  etcdVersion: string | null;
+  consistentListFromCache: boolean | null;
+  watchCacheDisabled: ReadonlySet<string>;
+  /** --objects pods=7130: objects under a resource's prefix, given by the user */
+  objectsGiven: ReadonlyMap<string, number>;
+  top: number;
+  toolVersion: string;
+}
+
+export interface InputReport {
+  name: string;
+  format: 'lines' | 'documents';
+  gzip: boolean;
+  lines: number;
+  auditEvents: number;
+  etcdEntries: number;
+  otherLines: number;
+  skippedLines: number;
+  blankLines: number;
+  repairedLines: number;
+  skippedItems: number;
+  duplicateEvents: number;
+  skipReasons: Record<string, number>;
+  otherKinds: Record<string, number>;
+  error: string | null;
+  firstSeen: string | null;
+  lastSeen: string | null;
+}
+
+/** Where a figure came from. */
+export type FigureSource = 'etcd-log' | 'given' | 'audit-full-list' | 'audit-response' | 'estimate-objects-per-node' | 'unfiltered-list' | 'single-object';
+
+export interface GroupReport {
+  verb: string;
+  userAgent: string;
+  username: string;
+  resource: string;
+  apiGroup: string;
+  namespace: string | null;
+  namespaces: number;
+  selector: string;
+  requests: number;
+  nodes: number;
+  withoutResourceVersion: number;
+  servedFrom: { etcd: number; cache: number };
+  reasons: Record<string, number>;
+  objectsReadPerRequest: number | null;
+  objectsReturnedPerRequest: number | null;
+  bytesReadPerRequest: number | null;
+  bytesReadTotal: number | null;
+  amplification: number | null;
+  estimated: boolean;
+  figureSources: { objectsRead: FigureSource | null; objectsReturned: FigureSource | null; bytesRead: FigureSource | 'estimate-bytes-per-object' | null };
+  codes: Record<string, number>;
+  firstSeen: string | null;
+  lastSeen: string | null;
+}
+
+export interface EtcdRangeReport {
+  key: string;
+  resource: string;
+  scope: string;
+  limited: boolean;
+  internal: string | null;
+  reads: number;
+  objectsPerRead: number | null;
+  objectsMax: number | null;
+  bytesPerRead: number | null;
+  tookMsAvg: number | null;
+  tookMsMax: number | null;
+  errors: number;
+  firstSeen: string | null;
+  lastSeen: string | null;
+}
+
+export interface Finding {
+  kind: string;
+  severity: 'critical' | 'high' | 'medium' | 'low' | 'info';
+  summary: string;
+  fix: string;
+  client?: string;
+  userAgent?: string;
+  username?: string;
+  resource?: string;
+  requests?: number;
+  etcdRequests?: number;
+  nodes?: number;
+  amplification?: number | null;
+  bytesReadTotal?: number | null;
+  estimated?: boolean;
+  apf?: string | null;
+}
+
+export interface ScanReport {
+  schemaVersion: 1;
+  tool: { name: 'audit-scan'; version: string };
+  kubernetes: { version: string; source: AssumedVersion['source']; reason: string; etcdVersion: string | null; etcdProgressNotify: boolean | null };
+  inputs: InputReport[];
+  totals: {
+    requests: number;
+    listRequests: number;
+    listWithoutResourceVersion: number;
+    listFromEtcd: number;
+    getRequests: number;
+    getFromEtcd: number;
+    watchRequests: number;
+    tokenRequests: number;
+    etcdSlowRanges: number;
+    etcdInternalRanges: number;
+    etcdInternalByReason: Record<string, number>;
+    clusterNodes: number;
+    skippedLines: number;
+    pendingEvicted: number;
+    firstSeen: string | null;
+    lastSeen: string | null;
+  };
+  listGroups: GroupReport[];
+  listGroupsTotal: number;
+  getGroups: GroupReport[];
+  etcdRanges: EtcdRangeReport[];
+  topUserAgents: Array<{ userAgent: string; requests: number }>;
+  findings: Finding[];
+}
+
+const toObj = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
+const round1 = (x: number): number => Math.round(x * 10) / 10;
+
+/** etcd ≥3.4.31 (3.4 line) or ≥3.5.13 supports RequestWatchProgress (feature_support_checker.go). */
+export function etcdSupportsProgressNotify(v: string): boolean | null {
+  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(v);
+  if (!m) return null;
+  const [maj, min, pat] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (maj !== 3) return maj > 3;
+  if (min < 4) return false;
+  if (min === 4) return pat >= 31;
+  if (min === 5) return pat >= 13;
+  return true;
+}
+
+/** Builds the report. */
+export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
+  const assumed: AssumedVersion = o.kubeVersion !== null ? { version: o.kubeVersion, source: 'flag', reason: 'from --kube-version' } : inferKubeVersion(state.versions.list());
+  let etcdVersion = o.etcdVersion;
+  if (etcdVersion === null && state.etcdVersions.size > 0) etcdVersion = [...state.etcdVersions.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+  const progress = etcdVersion === null ? null : etcdSupportsProgressNotify(etcdVersion);
+  const serving: ServingOptions = {
+    version: assumed.version,
+    etcdSupportsProgressNotify: progress,
+    consistentListFromCache: o.consistentListFromCache,
+    watchCacheDisabled: o.watchCacheDisabled,
+  };
+  const etcdAggs = [...state.etcd.aggs.values()];
+  const clusterNodes = state.clusterNodes.size;
+
+  const lists: GroupReport[] = [];
+  const gets: GroupReport[] = [];
+  let listRequests = 0;
+  let listWithoutRv = 0;
+  let listFromEtcd = 0;
+  let getRequests = 0;
+  let getFromEtcd = 0;
+  let watchRequests = 0;
+  for (const g of state.groups.groups.values()) {
+    const r = reportGroup(g, serving, etcdAggs, state, clusterNodes, o);
+    if (g.verb === 'list') {
+      listRequests += r.requests;
+      listWithoutRv += r.withoutResourceVersion;
+      listFromEtcd += r.servedFrom.etcd;
+      lists.push(r);
+    } else if (g.verb === 'get') {
+      getRequests += r.requests;
+      getFromEtcd += r.servedFrom.etcd;
+      gets.push(r);
+    } else {
+      watchRequests += r.requests;
+    }
+  }
+  lists.sort(compareGroups);
+  gets.sort(compareGroups);
+
+  const inputs: InputReport[] = state.inputs.map((i) => ({
+    name: i.name,
+    format: i.format,
+    gzip: i.gzip,
+    lines: i.lines,
+    auditEvents: i.auditEvents,
+    etcdEntries: i.etcdEntries,
+    otherLines: i.otherLines,
+    skippedLines: i.skippedLines,
+    blankLines: i.blankLines,
+    repairedLines: i.repairedLines,
+    skippedItems: i.skippedItems,
+    duplicateEvents: i.duplicateEvents,
+    skipReasons: toObj(i.skipReasons),
+    otherKinds: toObj(i.otherKinds),
+    error: i.error,
+    firstSeen: formatTimestamp(i.firstMs),
+    lastSeen: formatTimestamp(i.lastMs),
+  }));
+  const firstMs = Math.min(...state.inputs.map((i) => i.firstMs ?? Infinity));
+  const lastMs = Math.max(...state.inputs.map((i) => i.lastMs ?? -Infinity));
+
+  const etcdRanges = summarizeEtcd(etcdAggs);
+  const report: ScanReport = {
+    schemaVersion: SCHEMA_VERSION,
+    tool: { name: 'audit-scan', version: o.toolVersion },
+    kubernetes: { version: formatKubeVersion(assumed.version), source: assumed.source, reason: assumed.reason, etcdVersion, etcdProgressNotify: progress },
+    inputs,
+    totals: {
+      requests: state.counters.requests,
+      listRequests,
+      listWithoutResourceVersion: listWithoutRv,
+      listFromEtcd,
+      getRequests,
+      getFromEtcd,
+      watchRequests,
+      tokenRequests: state.counters.tokenRequests,
+      etcdSlowRanges: state.etcd.clientReads,
+      etcdInternalRanges: state.etcd.internalReads,
+      etcdInternalByReason: toObj(state.etcd.internalByReason),
+      clusterNodes,
+      skippedLines: state.inputs.reduce((s, i) => s + i.skippedLines, 0),
+      pendingEvicted: state.counters.pendingEvicted,
+      firstSeen: Number.isFinite(firstMs) ? formatTimestamp(firstMs) : null,
+      lastSeen: Number.isFinite(lastMs) ? formatTimestamp(lastMs) : null,
+    },
+    listGroups: lists.slice(0, o.top),
+    listGroupsTotal: lists.length,
+    getGroups: gets.slice(0, o.top),
+    etcdRanges: etcdRanges.slice(0, o.top),
+    topUserAgents: [...state.userAgents.entries()]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, o.top)
+      .map(([userAgent, requests]) => ({ userAgent, requests })),
+    findings: [],
+  };
+  report.findings = buildFindings(report, lists, gets, etcdRanges, assumed.version);
+  return report;
+}
+
+/** Worst first: most objects read from etcd, then most etcd requests, then most requests; ties by name. */
+function compareGroups(a: GroupReport, b: GroupReport): number {
+  const sa = a.servedFrom.etcd * (a.objectsReadPerRequest ?? 1);
+  const sb = b.servedFrom.etcd * (b.objectsReadPerRequest ?? 1);
+  if (sa !== sb) return sb - sa;
+  if (a.servedFrom.etcd !== b.servedFrom.etcd) return b.servedFrom.etcd - a.servedFrom.etcd;
+  if (a.requests !== b.requests) return b.requests - a.requests;
+  const ka = `${a.userAgent}\u0000${a.username}\u0000${a.resource}\u0000${a.selector}\u0000${a.namespace}`;
+  const kb = `${b.userAgent}\u0000${b.username}\u0000${b.resource}\u0000${b.selector}\u0000${b.namespace}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], state: ScanState, clusterNodes: number, o: ReportOptions): GroupReport {
+  let etcd = 0;
+  let cacheN = 0;
+  let withoutRv = 0;
+  const reasons = new Map<string, number>();
+  let etcdScope: 'all' | 'namespace' | 'single' | null = null;
+  const ns = g.scope === 'namespaced' ? [...g.namespaces][0] ?? 'x' : '';
+  const selStub = { shape: g.selector, node: null, singleName: g.singleName ? 'x' : null, singleNamespace: g.singleNamespace ? 'x' : null, hasFieldSelector: false, hasLabelSelector: false };
+  for (const [sig, n] of g.signatures) {
+    const q = querySignature(sig);
+    if (q.resourceVersion === null && !q.continueToken) withoutRv += n;
+    const v = classifyRead(g.verb, g.resource, ns, q, selStub, serving);
+    if (v === null) continue;
+    reasons.set(v.reason, (reasons.get(v.reason) ?? 0) + n);
+    if (v.servedFrom === 'etcd') {
+      etcd += n;
+      etcdScope = v.etcdScope;
+    } else cacheN += n;
+  }
+  const base: GroupReport = {
+    verb: g.verb,
+    userAgent: g.userAgent,
+    username: g.username,
+    resource: g.resource,
+    apiGroup: g.apiGroup,
+    namespace: g.scope === 'cluster' ? null : g.namespaces.size === 1 ? [...g.namespaces][0]! : '*',
+    namespaces: g.namespaces.size,
+    selector: g.selector,
+    requests: g.requests,
+    nodes: g.nodes.size,
+    withoutResourceVersion: withoutRv,
+    servedFrom: { etcd, cache: cacheN },
+    reasons: toObj(reasons),
+    objectsReadPerRequest: null,
+    objectsReturnedPerRequest: g.returnedN > 0 ? round1(g.returnedSum / g.returnedN) : null,
+    bytesReadPerRequest: null,
+    bytesReadTotal: null,
+    amplification: null,
+    estimated: false,
+    figureSources: { objectsRead: null, objectsReturned: g.returnedN > 0 ? 'audit-response' : null, bytesRead: null },
+    codes: toObj(g.codes),
+    firstSeen: formatTimestamp(g.firstMs),
+    lastSeen: formatTimestamp(g.lastMs),
+  };
+  if (g.verb !== 'list' || etcd === 0 || etcdScope === null) return base;
+  amplify(base, g, etcdScope, aggs, state, clusterNodes, o);
+  return base;
+}
+
+/** Fills objects read/returned, bytes and the ratio for an etcd-served list group. */
+function amplify(r: GroupReport, g: ReadGroup, scope: 'all' | 'namespace' | 'single', aggs: EtcdAgg[], state: ScanState, clusterNodes: number, o: ReportOptions): void {
+  const rk = resourceKeyOf(g.apiGroup, g.resource);
+  if (scope === 'single') {
+    r.objectsReadPerRequest = 1;
+    r.objectsReturnedPerRequest ??= 1;
+    r.figureSources.objectsRead = 'single-object';
+    r.figureSources.objectsReturned ??= 'single-object';
+    r.amplification = round1(1 / Math.max(r.objectsReturnedPerRequest, 1));
+    return;
+  }
+  const nsSet = g.namespaces;
+  const matching = aggs.filter(
+    (a) => a.internal === null && a.resourceKey === rk && a.scope === scope && (scope === 'all' || (a.namespace !== null && nsSet.has(a.namespace))),
+  );
+  // Prefer reads inside the group's time window (±1 minute), then any time.
+  const lo = g.firstMs === null ? -Infinity : Math.floor(g.firstMs / 60000) - 1;
+  const hi = g.lastMs === null ? Infinity : Math.floor(g.lastMs / 60000) + 1;
+  const inWindow = matching.filter((a) => a.minute === -1 || (a.minute >= lo && a.minute <= hi));
+  const pool = inWindow.length > 0 ? inWindow : matching;
+  const unlimited = pool.filter((a) => !a.limited);
+  let objects: number | null = null;
+  let bytes: number | null = null;
+  const sumO = unlimited.reduce((s, a) => s + a.objectsSum, 0);
+  const nO = unlimited.reduce((s, a) => s + a.objectsN, 0);
+  if (nO > 0) objects = sumO / nO;
+  else {
+    const tk = Math.max(0, ...pool.map((a) => a.totalKeysMax));
+    if (tk > 0) objects = tk;
+  }
+  const sumB = unlimited.reduce((s, a) => s + a.bytesSum, 0);
+  const nB = unlimited.reduce((s, a) => s + a.bytesN, 0);
+  if (nB > 0) bytes = sumB / nB;
+  let readSource: FigureSource | null = objects !== null ? 'etcd-log' : null;
+  const given = o.objectsGiven.get(g.resource) ?? o.objectsGiven.get(rk);
+  if (given !== undefined) {
+    objects = given;
+    readSource = 'given';
+    if (nB === 0) bytes = null;
+  }
+  if (objects === null && scope === 'all') {
+    const full = state.fullListObjects.get(rk);
+    if (full !== undefined) {
+      objects = full;
+      readSource = 'audit-full-list';
+    }
+  }
+  let bytesSource: GroupReport['figureSources']['bytesRead'] = bytes !== null ? 'etcd-log' : null;
+  if (objects !== null && (bytes === null || readSource === 'given')) {
+    // bytes per object from any read of this resource
+    const all = aggs.filter((a) => a.resourceKey === rk && a.objectsSum > 0 && a.bytesN > 0 && a.objectsN === a.bytesN);
+    const ob = all.reduce((s, a) => s + a.objectsSum, 0);
+    const bb = all.reduce((s, a) => s + a.bytesSum, 0);
+    if (ob > 0) {
+      bytes = (objects * bb) / ob;
+      bytesSource = 'estimate-bytes-per-object';
+    } else if (readSource === 'given') {
+      bytes = null;
+      bytesSource = null;
+    }
+  }
+  r.objectsReadPerRequest = objects === null ? null : round1(objects);
+  r.figureSources.objectsRead = readSource;
+  r.bytesReadPerRequest = bytes === null ? null : Math.round(bytes);
+  r.figureSources.bytesRead = bytesSource;
+  if (r.bytesReadPerRequest !== null) r.bytesReadTotal = r.bytesReadPerRequest * r.servedFrom.etcd;
+  if (r.objectsReturnedPerRequest === null && objects !== null) {
+    if (g.selector.includes('<node>') && scope === 'all') {
+      const nodes = Math.max(clusterNodes, g.nodes.size);
+      if (nodes > 0) {
+        r.objectsReturnedPerRequest = round1(objects / nodes);
+        r.figureSources.objectsReturned = 'estimate-objects-per-node';
+      }
+    } else if (g.selector === '') {
+      r.objectsReturnedPerRequest = round1(objects);
+      r.figureSources.objectsReturned = 'unfiltered-list';
+    }
+  }
+  if (objects !== null && r.objectsReturnedPerRequest !== null) {
+    r.amplification = round1(objects / Math.max(r.objectsReturnedPerRequest, 1));
+  }
+  r.estimated =
+    r.figureSources.objectsReturned === 'estimate-objects-per-node' || r.figureSources.objectsRead === 'given' || r.figureSources.bytesRead === 'estimate-bytes-per-object';
+}
+
+/** etcd aggregates → one row per range (all minutes together), client reads first, most objects read first. */
+function summarizeEtcd(aggs: EtcdAgg[]): EtcdRangeReport[] {
+  const m = new Map<string, EtcdAgg>();
+  for (const a of aggs) {
+    const k = `${a.internal ?? ''}|${a.keyLabel}|${a.limited ? 1 : 0}`;
+    const b = m.get(k);
+    if (b === undefined) {
+      m.set(k, { ...a });
+      continue;
+    }
+    b.reads += a.reads;
+    b.objectsSum += a.objectsSum;
+    b.objectsN += a.objectsN;
+    b.objectsMax = Math.max(a.objectsMax, b.objectsMax);
+    b.bytesSum += a.bytesSum;
+    b.bytesN += a.bytesN;
+    b.bytesMax = Math.max(a.bytesMax, b.bytesMax);
+    b.tookSum += a.tookSum;
+    b.tookN += a.tookN;
+    b.tookMax = Math.max(a.tookMax, b.tookMax);
+    b.errors += a.errors;
+    if (a.firstMs !== null && (b.firstMs === null || a.firstMs < b.firstMs)) b.firstMs = a.firstMs;
+    if (a.lastMs !== null && (b.lastMs === null || a.lastMs > b.lastMs)) b.lastMs = a.lastMs;
+  }
+  return [...m.values()]
+    .map((a) => ({
+      key: a.keyLabel,
+      resource: a.resource,
+      scope: a.scope,
+      limited: a.limited,
+      internal: a.internal,
+      reads: a.reads,
+      objectsPerRead: a.objectsN > 0 ? round1(a.objectsSum / a.objectsN) : null,
+      objectsMax: a.objectsN > 0 ? a.objectsMax : null,
+      bytesPerRead: a.bytesN > 0 ? Math.round(a.bytesSum / a.bytesN) : null,
+      tookMsAvg: a.tookN > 0 ? round1(a.tookSum / a.tookN) : null,
+      tookMsMax: a.tookN > 0 ? round1(a.tookMax) : null,
+      errors: a.errors,
+      firstSeen: formatTimestamp(a.firstMs),
+      lastSeen: formatTimestamp(a.lastMs),
+    }))
+    .sort((x, y) => {
+      if ((x.internal === null) !== (y.internal === null)) return x.internal === null ? -1 : 1;
+      const ox = x.reads * (x.objectsPerRead ?? 0);
+      const oy = y.reads * (y.objectsPerRead ?? 0);
+      if (ox !== oy) return oy - ox;
+      if (x.reads !== y.reads) return y.reads - x.reads;
+      return x.key < y.key ? -1 : x.key > y.key ? 1 : 0;
+    });
+}
+
+// ---- findings -------------------------------------------------------------------------------------
+
+/** "vector/0.34.0 (linux)" → "vector"; falls back to the username. */
+export function clientName(userAgent: string, username: string): string {
+  const ua = userAgent.trim();
+  if (ua.length > 0) {
+    const m = /^[^/\s]+/.exec(ua);
+    if (m) return m[0];
+  }
+  const sa = /^system:serviceaccount:[^:]+:(.+)$/.exec(username);
+  return sa ? sa[1]! : username.length > 0 ? username : 'unknown client';
+}
+
+/** "pods" → "pod", "ingresses" → "ingress", "endpoints" stays. */
+export function singular(resource: string): string {
+  if (resource === 'endpoints') return resource;
+  if (resource.endsWith('ies')) return resource.slice(0, -3) + 'y';
+  if (resource.endsWith('sses') || resource.endsWith('xes')) return resource.slice(0, -2);
+  if (resource.endsWith('s')) return resource.slice(0, -1);
+  return resource;
+}
+
+/** 13313287 → "13.3 MB" (SI units, as the etcd size field is bytes). */
+export function formatBytes(n: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return i === 0 ? `${Math.round(v)} B` : `${v >= 100 ? Math.round(v) : v >= 10 ? v.toFixed(1).replace(/\.0$/, '') : v.toFixed(1)} ${units[i]}`;
+}
+
+/** 4800 → "4,800". */
+export const formatCount = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+function fixFor(g: GroupReport): string {
+  const top = Object.keys(g.reasons).find((r) => {
+    return r.startsWith('no resourceVersion') || r.startsWith('continue') || r.startsWith('limit with') || r.includes('Exact') || r.startsWith('events') || r.startsWith('watch cache') || r.startsWith('unsupported');
+  }) ?? '';
+  const res = g.resource;
+  if (top.startsWith('events') || top.startsWith('watch cache')) {
+    return `${res} have no watch cache, so every list reads etcd: list a narrower scope (one namespace, fieldSelector on involvedObject), list less often, or move ${res} to their own etcd with --etcd-servers-overrides.`;
+  }
+  if (top.startsWith('continue')) {
+    return 'Pages 2..n of a paginated list (continue token) read etcd before 1.34: list with resourceVersion=0 and no limit (one page, from the watch cache), or upgrade to 1.34+ (ListFromCacheSnapshot).';
+  }
+  if (top.startsWith('limit with') || top.includes('Exact')) {
+    return 'Exact-resourceVersion reads go to etcd: use resourceVersionMatch=NotOlderThan (or resourceVersion=0) so the watch cache can serve it.';
+  }
+  const idx = res === 'pods' && g.selector.includes('spec.nodeName=') ? ' (pods by spec.nodeName use the watch-cache index)' : '';
+  return `Send resourceVersion=0&resourceVersionMatch=NotOlderThan so the watch cache serves the list${idx}, or use an informer (client-go reflectors list from the cache).`;
+}
+
+function severityOf(g: GroupReport, totalRequests: number): Finding['severity'] {
+  const bytes = g.bytesReadTotal ?? 0;
+  const amp = g.amplification ?? 0;
+  const n = g.servedFrom.etcd;
+  if (bytes >= 10e9 || (amp >= 50 && n >= 1000)) return 'critical';
+  if (bytes >= 1e9 || (amp >= 10 && n >= 100) || n >= Math.max(1000, totalRequests * 0.1)) return 'high';
+  if (n >= 100 || amp >= 10) return 'medium';
+  return 'low';
+}
+
+function buildFindings(report: ScanReport, lists: GroupReport[], gets: GroupReport[], etcdRanges: EtcdRangeReport[], v: KubeVersion): Finding[] {
+  const out: Finding[] = [];
+  const etcdLists = lists.filter((g) => g.servedFrom.etcd > 0);
+  const etcdListTotal = etcdLists.reduce((s, g) => s + g.servedFrom.etcd, 0);
+  for (const g of etcdLists.slice(0, 10)) {
+    if (g.servedFrom.etcd < Math.max(10, etcdListTotal * 0.01) && (g.amplification ?? 0) < 10) continue;
+    const client = clientName(g.userAgent, g.username);
+    const res = g.apiGroup.length > 0 ? `${g.resource}.${g.apiGroup}` : g.resource;
+    const who = g.username.length > 0 && g.username !== client ? `${client} (${g.username})` : client;
+    const from = g.nodes > 1 ? ` from ${formatCount(g.nodes)} nodes` : '';
+    const noRv = g.withoutResourceVersion > 0 ? (g.withoutResourceVersion === g.requests ? ' without resourceVersion' : ` (${formatCount(g.withoutResourceVersion)} without resourceVersion)`) : '';
+    let summary = `${who} sent ${formatCount(g.requests)} ${singular(g.resource)} lists${from}${noRv}; ${formatCount(g.servedFrom.etcd)} were served from etcd`;
+    const est = g.estimated ? ' (estimated)' : '';
+    if (g.objectsReadPerRequest !== null && g.amplification !== null && g.objectsReturnedPerRequest !== null) {
+      const size = g.bytesReadPerRequest !== null ? ` (${formatBytes(g.bytesReadPerRequest)})` : '';
+      const total = g.bytesReadTotal !== null ? `, ${formatBytes(g.bytesReadTotal)} read` : '';
+      summary = `${who} sent ${formatCount(g.requests)} ${singular(g.resource)} lists${from}${noRv}; each read ${formatCount(g.objectsReadPerRequest)} ${g.resource}${size} from etcd to return ~${formatCount(g.objectsReturnedPerRequest)}: ${g.amplification}× amplification${total}${est}`;
+    } else {
+      summary += '; the etcd log does not show how much each read (pass the etcd log or --objects).';
+    }
+    out.push({
+      kind: g.amplification !== null && g.amplification >= 2 ? 'etcd-list-amplification' : 'list-from-etcd',
+      severity: severityOf(g, report.totals.requests),
+      summary,
+      fix: fixFor(g),
+      client,
+      userAgent: g.userAgent,
+      username: g.username,
+      resource: res,
+      requests: g.requests,
+      etcdRequests: g.servedFrom.etcd,
+      nodes: g.nodes,
+      amplification: g.amplification,
+      bytesReadTotal: g.bytesReadTotal,
+      estimated: g.estimated,
+      apf: renderApfYaml(
+        { username: g.username, apiGroup: g.apiGroup, resource: g.resource, verbs: ['list'], clusterScope: g.namespace === null, namespaced: g.namespace !== null },
+        v,
+      ),
+    });
+  }
+  for (const g of gets.slice(0, 5)) {
+    if (g.servedFrom.etcd < 1000) continue;
+    const client = clientName(g.userAgent, g.username);
+    out.push({
+      kind: 'get-from-etcd',
+      severity: g.servedFrom.etcd >= report.totals.requests * 0.1 ? 'medium' : 'low',
+      summary: `${client} (${g.username}) sent ${formatCount(g.servedFrom.etcd)} ${singular(g.resource)} gets without resourceVersion; each is a quorum read of one etcd key.`,
+      fix: 'Read from an informer cache, or send resourceVersion=0 when a slightly stale object is acceptable.',
+      client,
+      userAgent: g.userAgent,
+      username: g.username,
+      resource: g.resource,
+      requests: g.requests,
+      etcdRequests: g.servedFrom.etcd,
+      nodes: g.nodes,
+      apf: null,
+    });
+  }
+  if (report.listGroups.length === 0 && etcdRanges.length > 0) {
+    const r = etcdRanges.find((x) => x.internal === null);
+    if (r !== undefined && r.reads > 0) {
+      out.push({
+        kind: 'etcd-slow-ranges',
+        severity: r.reads >= 100 ? 'high' : 'medium',
+        summary: `etcd logged ${formatCount(r.reads)} slow reads of ${r.key}${r.objectsPerRead !== null ? `, ${formatCount(r.objectsPerRead)} objects each` : ''}${r.tookMsMax !== null ? `, up to ${r.tookMsMax} ms` : ''}. Add the apiserver audit log to see which client sent them.`,
+        fix: 'Find the client in the audit log (lists of this resource without resourceVersion), then serve it from the watch cache or queue it with APF.',
+        resource: r.resource,
+        apf: null,
+      });
+    }
+  }
+  const rank: Record<Finding['severity'], number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
+  out.sort((a, b) => rank[a.severity] - rank[b.severity] || (b.bytesReadTotal ?? 0) - (a.bytesReadTotal ?? 0) || (b.etcdRequests ?? 0) - (a.etcdRequests ?? 0));
+  return out;
+}

@@ -1,0 +1,459 @@
+/*! ScanState: everything a scan accumulates, fed one line or one JSON value at a time. It owns per-input
+ * counts, auditID dedup across stages and files, the read groups and the etcd aggregates. Per-line work
+ * touches only this state, so a worker can own one ScanState per byte range and merge() them at the end. */
+
+import { isTerminalStage, looksLikeAuditEvent, normalizeAuditEvent, type AuditEvent } from '../model/audit-event.js';
+import { parseRequestUri } from '../model/request-uri.js';
+import { describeSelectors } from '../model/selector.js';
+import { VersionEvidenceCollector } from '../model/kube-version.js';
+import { classifyLine } from '../parse/line-kind.js';
+import { parseEtcdCapnslog, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
+import { ReadGroups } from './read-groups.js';
+import { EtcdReads } from './etcd-reads.js';
+
+/** Counts for one input (file or stdin). The JSON contract's inputs[] is built from this. */
+export interface InputStats {
+  name: string;
+  format: 'lines' | 'documents';
+  gzip: boolean;
+  lines: number;
+  auditEvents: number;
+  etcdEntries: number;
+  otherLines: number;
+  skippedLines: number;
+  blankLines: number;
+  repairedLines: number;
+  skippedItems: number;
+  duplicateEvents: number;
+  skipReasons: Map<string, number>;
+  otherKinds: Map<string, number>;
+  error: string | null;
+  firstMs: number | null;
+  lastMs: number | null;
+}
+
+/** Called for each skipped line or item when --verbose is on. */
+export type SkipListener = (input: string, where: string, reason: string, text: string) => void;
+
+/** Most in-flight (non-final stage) requests remembered for dedup; past it the oldest is counted as is. */
+const MAX_PENDING = 1_000_000;
+/** Recent final-stage auditIDs remembered to drop duplicated lines and late earlier stages. */
+const RECENT_TERMINALS = 1 << 16;
+/** Final-stage events received within this long after a stream's first event may pair with an earlier file. */
+const HEAD_SLACK_MS = 1000;
+
+/** Totals over all inputs (before the report adds derived figures). */
+export interface Counters {
+  requests: number;
+  pendingEvicted: number;
+  byVerb: Map<string, number>;
+  tokenRequests: number;
+}
+
+interface StreamState {
+  input: InputStats;
+  startMs: number | null;
+  etcd: EtcdReads;
+}
+
+function newInputStats(name: string): InputStats {
+  return {
+    name,
+    format: 'lines',
+    gzip: false,
+    lines: 0,
+    auditEvents: 0,
+    etcdEntries: 0,
+    otherLines: 0,
+    skippedLines: 0,
+    blankLines: 0,
+    repairedLines: 0,
+    skippedItems: 0,
+    duplicateEvents: 0,
+    skipReasons: new Map(),
+    otherKinds: new Map(),
+    error: null,
+    firstMs: null,
+    lastMs: null,
+  };
+}
+
+const bump = (m: Map<string, number>, k: string, n = 1): void => {
+  m.set(k, (m.get(k) ?? 0) + n);
+};
+
+/** What a JSON value turned out to be; the line's accounting follows from it. */
+type ValueOutcome = 'audit' | 'etcd' | 'other' | 'skipped';
+
+export class ScanState {
+  readonly inputs: InputStats[] = [];
+  readonly groups = new ReadGroups();
+  readonly etcd: EtcdReads;
+  readonly versions = new VersionEvidenceCollector();
+  readonly etcdVersions = new Map<string, number>();
+  /** Every node name seen anywhere (kubelet users, node-name extras, selectors, node objects). */
+  readonly clusterNodes = new Set<string>();
+  /** resource key → most objects seen in one unfiltered, complete list response (RequestResponse level). */
+  readonly fullListObjects = new Map<string, number>();
+  readonly counters: Counters = { requests: 0, pendingEvicted: 0, byVerb: new Map(), tokenRequests: 0 };
+  readonly userAgents = new Map<string, number>();
+
+  private readonly pending = new Map<string, AuditEvent>();
+  private readonly recent = new Set<string>();
+  private readonly recentRing: string[] = new Array(RECENT_TERMINALS);
+  private recentPos = 0;
+  /** final-stage events near a stream's start, which may complete a request left pending by another stream */
+  private readonly headTerminals = new Set<string>();
+  private stream: StreamState | null = null;
+  private syntheticIds = 0;
+
+  constructor(
+    private readonly etcdPrefix: string,
+    private readonly onSkip: SkipListener | null = null,
+  ) {
+    this.etcd = new EtcdReads(etcdPrefix);
+  }
+
+  /** Starts a new input; lines are attributed to it until endInput(). */
+  beginInput(name: string): InputStats {
+    const input = newInputStats(name);
+    this.inputs.push(input);
+    this.stream = { input, startMs: null, etcd: new EtcdReads(this.etcdPrefix) };
+    return input;
+  }
+
+  /** Ends the current input: flushes the etcd line merger. */
+  endInput(): void {
+    const s = this.stream;
+    if (s === null) return;
+    s.etcd.flush();
+    this.etcd.merge(s.etcd);
+    this.stream = null;
+  }
+
+  private cur(): StreamState {
+    if (this.stream === null) throw new Error('ScanState: no input begun');
+    return this.stream;
+  }
+
+  private skipLine(where: string, reason: string, text: string): void {
+    const inp = this.cur().input;
+    inp.skippedLines++;
+    bump(inp.skipReasons, reason);
+    this.onSkip?.(inp.name, where, reason, text);
+  }
+
+  /** Records a line that could not be delivered whole (too long, unreadable tail). */
+  skipRawLine(lineNo: number, reason: string, excerpt: string): void {
+    const inp = this.cur().input;
+    inp.lines++;
+    this.skipLine(`${lineNo}`, reason, excerpt);
+  }
+
+  /** Accounts one physical line: classifies it and feeds what it carries. `terminated` = ended in a newline. */
+  addLine(lineNo: number, raw: string, terminated: boolean, repaired: boolean): void {
+    const inp = this.cur().input;
+    inp.lines++;
+    let text = raw;
+    if (text.indexOf('\u0000') >= 0) {
+      // Crashed writers leave NUL runs (preallocated blocks); the JSON around them is still good.
+      text = text.replace(/\u0000+/g, '');
+      repaired = true;
+    }
+    const k = classifyLine(text);
+    switch (k.kind) {
+      case 'blank':
+        inp.blankLines++;
+        return;
+      case 'other':
+        inp.otherLines++;
+        bump(inp.otherKinds, k.what);
+        return;
+      case 'capnslog': {
+        const e = parseEtcdCapnslog(text);
+        if (e === null) return this.skipLine(`${lineNo}`, 'not a known format', text);
+        this.addEtcd(e);
+        return;
+      }
+      case 'unknown':
+        return this.skipLine(`${lineNo}`, terminated ? 'not a known format' : 'truncated last line', text);
+      case 'json': {
+        let v: unknown;
+        try {
+          v = JSON.parse(k.text);
+        } catch {
+          return this.skipLine(`${lineNo}`, terminated ? 'not JSON' : 'truncated last line', text);
+        }
+        if (repaired) inp.repairedLines++;
+        const outcome = this.addJsonValue(v, `${lineNo}`);
+        if (outcome === 'skipped') this.skipLine(`${lineNo}`, this.lastReason, text);
+        return;
+      }
+    }
+  }
+
+  private lastReason = '';
+
+  /** Accounts one whole JSON document, or one element of a streamed batch (`batchKey` names its array). */
+  addDocumentValue(where: string, v: unknown, batchKey: string | null = null): void {
+    const outcome =
+      batchKey === null
+        ? this.addJsonValue(v, where)
+        : this.addBatch([v], where, batchKey === 'records' ? unwrapAksRecord : batchKey === 'logEvents' ? unwrapCloudWatchEvent : (x) => x);
+    if (outcome === 'skipped') {
+      const inp = this.cur().input;
+      inp.skippedItems++;
+      bump(inp.skipReasons, this.lastReason);
+      this.onSkip?.(inp.name, where, this.lastReason, '');
+    }
+  }
+
+  /** Document mode counts physical lines once, at the end. */
+  setDocumentLines(n: number): void {
+    this.cur().input.lines = n;
+  }
+
+  /** Records that a document-mode input ended in the middle of a document. */
+  skipDocumentTail(where: string, reason: string): void {
+    const inp = this.cur().input;
+    inp.skippedItems++;
+    bump(inp.skipReasons, reason);
+    this.onSkip?.(inp.name, where, reason, '');
+  }
+
+  /** Dispatches one parsed JSON value: an audit Event, a batch of them (EventList, AKS, CloudWatch), or an etcd zap line. */
+  private addJsonValue(v: unknown, where: string): ValueOutcome {
+    if (Array.isArray(v)) return this.addBatch(v, where, (x) => x);
+    if (v === null || typeof v !== 'object') {
+      this.lastReason = 'JSON is not an object';
+      return 'skipped';
+    }
+    const o = v as Record<string, unknown>;
+    if (Array.isArray(o.items) && (o.kind === 'EventList' || (typeof o.apiVersion === 'string' && o.apiVersion.startsWith('audit.k8s.io/')))) {
+      return this.addBatch(o.items, where, (x) => x);
+    }
+    if (Array.isArray(o.records)) return this.addBatch(o.records, where, unwrapAksRecord);
+    if (Array.isArray(o.logEvents)) return this.addBatch(o.logEvents, where, unwrapCloudWatchEvent);
+    if (o.properties !== null && typeof o.properties === 'object' && 'log' in (o.properties as object)) {
+      return this.addBatch([o], where, unwrapAksRecord);
+    }
+    if ('protoPayload' in o || 'Entry' in o) {
+      this.lastReason = 'GKE Cloud Logging entry (not supported; export native audit events)';
+      return 'skipped';
+    }
+    if (looksLikeAuditEvent(o)) return this.addAuditObject(o);
+    const etcd = parseEtcdZap(o);
+    if (etcd !== null) {
+      this.addEtcd(etcd);
+      return 'etcd';
+    }
+    this.lastReason = 'JSON is not an audit event';
+    return 'skipped';
+  }
+
+  /** A batch counts as audit when at least one item is an event; then bad items are counted as skipped items.
+   * A batch with no good item is one skipped line (or document), with the first item's reason. */
+  private addBatch(items: unknown[], where: string, unwrap: (x: unknown) => unknown): ValueOutcome {
+    let good = 0;
+    const failed: Array<[string, string]> = [];
+    for (let i = 0; i < items.length; i++) {
+      const u = unwrap(items[i]);
+      let reason: string;
+      if (typeof u === 'string') {
+        reason = u;
+      } else if (u !== null && typeof u === 'object' && !Array.isArray(u) && looksLikeAuditEvent(u as Record<string, unknown>)) {
+        if (this.addAuditObject(u as Record<string, unknown>) === 'audit') {
+          good++;
+          continue;
+        }
+        reason = this.lastReason;
+      } else {
+        reason = 'batch item is not an audit event';
+      }
+      if (failed.length < 1_000_000) failed.push([`${where}[${i}]`, reason]);
+    }
+    if (good === 0) {
+      this.lastReason = failed[0]?.[1] ?? 'empty batch';
+      return 'skipped';
+    }
+    const inp = this.cur().input;
+    for (const [w, reason] of failed) {
+      inp.skippedItems++;
+      bump(inp.skipReasons, reason);
+      this.onSkip?.(inp.name, w, reason, '');
+    }
+    return 'audit';
+  }
+
+  private addAuditObject(o: Record<string, unknown>): ValueOutcome {
+    const r = normalizeAuditEvent(o, `(no auditID ${++this.syntheticIds})`);
+    if (!r.ok) {
+      this.lastReason = `invalid audit event: ${r.reason}`;
+      return 'skipped';
+    }
+    this.addAuditEvent(r.value);
+    return 'audit';
+  }
+
+  private addEtcd(e: EtcdEntry): void {
+    const s = this.cur();
+    if (e.kind === 'range') {
+      s.input.etcdEntries++;
+      s.etcd.add(e);
+    } else {
+      s.input.otherLines++;
+      bump(s.input.otherKinds, `etcd ${e.what}`);
+      if (e.version !== undefined) bump(this.etcdVersions, e.version);
+    }
+    if (e.tsMs !== null) this.touchTime(s.input, e.tsMs);
+  }
+
+  private touchTime(inp: InputStats, t: number): void {
+    if (inp.firstMs === null || t < inp.firstMs) inp.firstMs = t;
+    if (inp.lastMs === null || t > inp.lastMs) inp.lastMs = t;
+  }
+
+  private rememberTerminal(id: string): void {
+    const old = this.recentRing[this.recentPos];
+    if (old !== undefined) this.recent.delete(old);
+    this.recentRing[this.recentPos] = id;
+    this.recentPos = (this.recentPos + 1) % RECENT_TERMINALS;
+    this.recent.add(id);
+  }
+
+  /** Adds one normalised event: dedups stages by auditID, then counts the request once. */
+  addAuditEvent(e: AuditEvent): void {
+    const s = this.cur();
+    s.input.auditEvents++;
+    const t = e.stageMs ?? e.receivedMs;
+    if (t !== null) {
+      this.touchTime(s.input, t);
+      if (s.startMs === null) s.startMs = t;
+    }
+    const id = e.auditID;
+    if (isTerminalStage(e.stage)) {
+      if (this.recent.has(id)) {
+        s.input.duplicateEvents++;
+        return;
+      }
+      this.rememberTerminal(id);
+      if (!this.pending.delete(id) && e.receivedMs !== null && s.startMs !== null && e.receivedMs <= s.startMs + HEAD_SLACK_MS) {
+        this.headTerminals.add(id);
+      }
+      this.countRequest(e);
+      return;
+    }
+    if (this.recent.has(id)) return; // an earlier stage logged after the final one
+    if (this.pending.has(id)) {
+      this.pending.set(id, e); // RequestReceived then ResponseStarted: keep the later
+      return;
+    }
+    this.pending.set(id, e);
+    if (this.pending.size > MAX_PENDING) {
+      const [oldId, oldEvent] = this.pending.entries().next().value as [string, AuditEvent];
+      this.pending.delete(oldId);
+      this.counters.pendingEvicted++;
+      this.countRequest(oldEvent);
+    }
+  }
+
+  /** Counts requests that never showed a final stage (cut logs, long watches), unless another stream completed them. */
+  finishPending(): void {
+    for (const [id, e] of this.pending) {
+      if (this.headTerminals.has(id)) continue;
+      this.countRequest(e);
+    }
+    this.pending.clear();
+  }
+
+  private countRequest(e: AuditEvent): void {
+    const c = this.counters;
+    c.requests++;
+    bump(c.byVerb, e.verb);
+    if (e.userAgent.length > 0 || e.username.length > 0) {
+      this.versions.add(e.username, e.userAgent);
+      const ua = e.userAgent.length > 0 ? e.userAgent : `(no user agent) ${e.username}`;
+      if (this.userAgents.size < 100_000 || this.userAgents.has(ua)) bump(this.userAgents, ua);
+    }
+    let node: string | null = e.nodeName;
+    if (node === null && e.username.startsWith('system:node:')) node = e.username.slice(12);
+    if (e.verb !== 'list' && e.verb !== 'get' && e.verb !== 'watch') {
+      if (e.verb === 'create' && e.subresource === 'token' && e.resource === 'serviceaccounts') c.tokenRequests++;
+      if (node !== null) this.clusterNodes.add(node);
+      return;
+    }
+    const parsed = parseRequestUri(e.requestURI);
+    const path = parsed.path;
+    // objectRef is authoritative (RequestInfo filled it); the URI fills in for converters that drop it.
+    const resource = e.resource.length > 0 ? e.resource : path.resource;
+    if (resource.length === 0 || e.subresource.length > 0 || (e.subresource === '' && path.subresource.length > 0 && e.resource.length === 0)) {
+      if (node !== null) this.clusterNodes.add(node);
+      return; // non-resource URL or a subresource (logs, exec, status): not a cacheable read
+    }
+    const apiGroup = e.resource.length > 0 ? e.apiGroup : path.apiGroup;
+    const namespace = e.resource.length > 0 ? e.namespace : path.namespace;
+    const q = parsed.query;
+    const sel = describeSelectors(q.fieldSelector, q.labelSelector);
+    if (node === null && sel.node !== null) node = sel.node;
+    if (node !== null) this.clusterNodes.add(node);
+    if (resource === 'nodes' && e.name.length > 0 && apiGroup === '') this.clusterNodes.add(e.name);
+    if (e.verb === 'list' && e.returnedItems !== null && !sel.hasFieldSelector && !sel.hasLabelSelector && namespace === '' && !q.continueToken) {
+      const total = e.returnedItems + (e.remainingItems ?? 0);
+      if (q.limit === 0 || e.remainingItems !== null || e.returnedItems < q.limit) {
+        const rk = resourceKeyOf(apiGroup, resource);
+        if ((this.fullListObjects.get(rk) ?? -1) < total) this.fullListObjects.set(rk, total);
+      }
+    }
+    this.groups.add(e, resource, apiGroup, namespace, q, sel, node);
+  }
+}
+
+/** The join key between audit reads and etcd ranges: etcd keys carry the group only for custom resources. */
+export function resourceKeyOf(apiGroup: string, resource: string): string {
+  return isBuiltinGroup(apiGroup) ? resource : `${apiGroup}/${resource}`;
+}
+
+// Groups served by kube-apiserver's built-in storage (key has no group). CRD groups that end in k8s.io
+// (gateway.networking.k8s.io, snapshot.storage.k8s.io) are stored with their group, so list them explicitly.
+const BUILTIN_GROUPS = new Set([
+  '', 'apps', 'batch', 'autoscaling', 'policy', 'extensions', 'admissionregistration.k8s.io', 'apiextensions.k8s.io',
+  'apiregistration.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'certificates.k8s.io', 'coordination.k8s.io',
+  'discovery.k8s.io', 'events.k8s.io', 'flowcontrol.apiserver.k8s.io', 'internal.apiserver.k8s.io', 'networking.k8s.io',
+  'node.k8s.io', 'rbac.authorization.k8s.io', 'resource.k8s.io', 'scheduling.k8s.io', 'storage.k8s.io', 'storagemigration.k8s.io',
+]);
+
+function isBuiltinGroup(g: string): boolean {
+  return BUILTIN_GROUPS.has(g);
+}
+
+/** AKS diagnostic record → the audit event inside properties.log (a JSON string or an object), or a skip reason. */
+function unwrapAksRecord(r: unknown): unknown {
+  if (r === null || typeof r !== 'object') return 'batch item is not an object';
+  const rec = r as Record<string, unknown>;
+  const cat = rec.category;
+  if (typeof cat === 'string' && !cat.startsWith('kube-audit')) return `AKS record of category ${cat.slice(0, 40)} (not audit)`;
+  const props = rec.properties as Record<string, unknown> | undefined;
+  const log = props?.log;
+  if (typeof log === 'string') {
+    try {
+      return JSON.parse(log);
+    } catch {
+      return 'AKS properties.log is not JSON';
+    }
+  }
+  if (log !== null && typeof log === 'object') return log;
+  return looksLikeAuditEvent(rec) ? rec : 'AKS record without properties.log';
+}
+
+/** EKS CloudWatch subscription event → the audit event in its message, or a skip reason. */
+function unwrapCloudWatchEvent(r: unknown): unknown {
+  if (r === null || typeof r !== 'object') return 'batch item is not an object';
+  const msg = (r as Record<string, unknown>).message;
+  if (typeof msg !== 'string') return 'CloudWatch event without message';
+  if (msg.endsWith('[Truncated...]')) return 'CloudWatch message truncated';
+  try {
+    return JSON.parse(msg);
+  } catch {
+    return 'CloudWatch message is not JSON';
+  }
+}

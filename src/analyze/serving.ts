@@ -1,0 +1,114 @@
+/*! Where the apiserver serves a read from: the watch cache or etcd. Encodes DOMAIN.md §1
+ * (cacher.go shouldDelegateList ≤1.32, delegator.go ≥1.33, get and watch paths) per version band. */
+
+import type { KubeVersion } from '../model/kube-version.js';
+import type { ListQuery } from '../model/request-uri.js';
+import type { SelectorInfo } from '../model/selector.js';
+
+export type ServedFrom = 'etcd' | 'cache';
+
+/** The verdict for one read, with the reason a reader can check against the source. */
+export interface ServingVerdict {
+  servedFrom: ServedFrom;
+  reason: string;
+  /** What part of the resource's etcd keyspace an etcd-served read covers. */
+  etcdScope: 'all' | 'namespace' | 'single' | null;
+}
+
+/** Cluster facts the classifier needs; resolved once in cli/config.ts. */
+export interface ServingOptions {
+  version: KubeVersion;
+  /** etcd ≥3.4.31 / ≥3.5.13 supports RequestWatchProgress; null = unknown (assumed yes on 1.31+). */
+  etcdSupportsProgressNotify: boolean | null;
+  /** ConsistentListFromCache forced on or off; null = the release default. */
+  consistentListFromCache: boolean | null;
+  /** Resources whose watch cache is disabled (always includes events). */
+  watchCacheDisabled: ReadonlySet<string>;
+}
+
+function consistentListFromCacheOn(o: ServingOptions): boolean {
+  if (o.consistentListFromCache !== null) return o.consistentListFromCache;
+  // alpha (off) 1.28–1.30, beta (on) 1.31–1.33, GA 1.34+ (kube_features.go)
+  return o.version.minor >= 31;
+}
+
+// 1.27.0–1.27.12, 1.28.0–1.28.8, 1.29.0–1.29.3 delegate watches without resourceVersion to etcd.
+function watchWithoutRvGoesToEtcd(v: KubeVersion): boolean {
+  const p = v.patch ?? 9999;
+  if (v.minor === 27) return p <= 12;
+  if (v.minor === 28) return p <= 8;
+  if (v.minor === 29) return p <= 3;
+  return false;
+}
+
+function etcdScopeOf(namespace: string, sel: SelectorInfo | null): ServingVerdict['etcdScope'] {
+  if (sel?.singleName !== null && sel?.singleName !== undefined) return 'single';
+  if (namespace.length > 0 || (sel?.singleNamespace ?? null) !== null) return 'namespace';
+  return 'all';
+}
+
+const etcd = (reason: string, scope: ServingVerdict['etcdScope']): ServingVerdict => ({ servedFrom: 'etcd', reason, etcdScope: scope });
+const cache = (reason: string): ServingVerdict => ({ servedFrom: 'cache', reason, etcdScope: null });
+
+/** Classifies a get, list or watch. Returns null for other verbs. */
+export function classifyRead(
+  verb: string,
+  resource: string,
+  namespace: string,
+  query: ListQuery,
+  sel: SelectorInfo | null,
+  o: ServingOptions,
+): ServingVerdict | null {
+  if (verb !== 'list' && verb !== 'get' && verb !== 'watch') return null;
+  const rv = query.resourceVersion ?? '';
+  const rvm = query.resourceVersionMatch ?? '';
+  const scope = verb === 'get' ? 'single' : etcdScopeOf(namespace, sel);
+  if (o.watchCacheDisabled.has(resource)) {
+    return etcd(resource === 'events' ? 'events: watch cache off by default' : 'watch cache disabled for resource', scope);
+  }
+  if (verb === 'get') {
+    // Cacher.Get: "If resourceVersion is not specified, serve it from underlying storage".
+    return rv === '' ? etcd('get without resourceVersion', 'single') : cache('get with resourceVersion');
+  }
+  const consistentFromCache =
+    consistentListFromCacheOn(o) && (o.version.minor <= 30 || o.etcdSupportsProgressNotify !== false);
+  if (verb === 'watch') {
+    if (query.sendInitialEvents) return cache('watch-list (sendInitialEvents) from cache');
+    if (rv === '' && watchWithoutRvGoesToEtcd(o.version)) return etcd('watch without resourceVersion (this patch release reads etcd)', scope);
+    return cache(rv === '' ? 'watch without resourceVersion, from cache' : 'watch from resourceVersion');
+  }
+  const minor = o.version.minor;
+  if (minor <= 30) {
+    // cacher.go shouldDelegateList, 1.27–1.30
+    if (query.continueToken) return etcd('continue token', scope);
+    if (rvm !== '' && rvm !== 'NotOlderThan') return etcd(`resourceVersionMatch=${rvm}`, scope);
+    if (query.limit > 0 && rv !== '0' && rv !== '') return etcd('limit with resourceVersion≠0 (exact page)', scope);
+    if (rv === '') {
+      if (minor >= 28 && consistentFromCache && query.limit === 0) return cache('no resourceVersion, consistent read from cache (gate on)');
+      return etcd(query.limit > 0 ? 'no resourceVersion (paginated)' : 'no resourceVersion', scope);
+    }
+    if (rv === '0') return cache('resourceVersion=0');
+    return cache(rvm === 'NotOlderThan' ? 'resourceVersionMatch=NotOlderThan' : 'resourceVersion=N, no limit');
+  }
+  // 1.31–1.32 cacher.go; 1.33+ delegator.go (same result by default); 1.34+ snapshots.
+  const snapshots = minor >= 34;
+  if (rvm === 'Exact') {
+    return snapshots ? cache('resourceVersionMatch=Exact from cache snapshot (1.34+, if still in history)') : etcd('resourceVersionMatch=Exact', scope);
+  }
+  if (rvm !== '' && rvm !== 'NotOlderThan') return etcd(`unsupported resourceVersionMatch=${rvm}`, scope);
+  if (rvm === 'NotOlderThan') return cache('resourceVersionMatch=NotOlderThan');
+  if (query.continueToken) {
+    return snapshots ? cache('continue token from cache snapshot (1.34+, if still in history)') : etcd('continue token', scope);
+  }
+  if (query.limit > 0 && rv !== '' && rv !== '0') {
+    return snapshots ? cache('limit with resourceVersion=N from cache snapshot (1.34+)') : etcd('limit with resourceVersion≠0 (exact page)', scope);
+  }
+  if (rv === '') {
+    if (consistentFromCache) return cache('no resourceVersion, consistent read from cache (1.31+)');
+    return etcd(
+      o.etcdSupportsProgressNotify === false ? 'no resourceVersion (etcd lacks progress notify)' : 'no resourceVersion (ConsistentListFromCache off)',
+      scope,
+    );
+  }
+  return cache(rv === '0' ? 'resourceVersion=0' : 'resourceVersion=N');
+}

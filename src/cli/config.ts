@@ -1,0 +1,93 @@
+/*! Raw flags → a frozen ScanConfig, validated before the first byte is read (usage errors exit 2). */
+
+import { UsageError } from '../errors.js';
+import { parseKubeVersion, type KubeVersion } from '../model/kube-version.js';
+
+export type OutputFormat = 'table' | 'json' | 'markdown';
+
+/** Everything the scan needs, resolved. */
+export interface ScanConfig {
+  files: string[];
+  output: OutputFormat;
+  top: number;
+  kubeVersion: KubeVersion | null;
+  etcdVersion: string | null;
+  etcdPrefix: string;
+  objectsGiven: ReadonlyMap<string, number>;
+  consistentListFromCache: boolean | null;
+  watchCacheDisabled: ReadonlySet<string>;
+  color: boolean;
+  width: number;
+  showApf: boolean;
+  verbose: boolean;
+  strict: boolean;
+}
+
+/** What the environment says, for defaults. */
+export interface Env {
+  stdoutIsTTY: boolean;
+  columns: number | undefined;
+  env: Record<string, string | undefined>;
+}
+
+const list = (v: unknown): string[] =>
+  (Array.isArray(v) ? v : v === undefined ? [] : [v]).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter((s) => s.length > 0);
+
+/** Validates raw commander values. */
+export function resolveConfig(files: string[], raw: Record<string, unknown>, e: Env): ScanConfig {
+  const output = String(raw.output ?? 'table');
+  if (!['table', 'json', 'markdown'].includes(output)) throw new UsageError(`--output: expected one of table, json, markdown (got ${JSON.stringify(output)})`);
+  const top = Number(raw.top ?? 20);
+  if (!Number.isInteger(top) || top < 1) throw new UsageError(`--top: expected a positive whole number (got ${JSON.stringify(raw.top)})`);
+  let kubeVersion: KubeVersion | null = null;
+  if (raw.kubeVersion !== undefined) {
+    kubeVersion = parseKubeVersion(String(raw.kubeVersion));
+    if (kubeVersion === null || kubeVersion.major !== 1) throw new UsageError(`--kube-version: expected a version like 1.29 or v1.29.4 (got ${JSON.stringify(raw.kubeVersion)})`);
+  }
+  let etcdVersion: string | null = null;
+  if (raw.etcdVersion !== undefined) {
+    etcdVersion = String(raw.etcdVersion);
+    if (!/^v?\d+\.\d+\.\d+/.test(etcdVersion)) throw new UsageError(`--etcd-version: expected a version like 3.5.13 (got ${JSON.stringify(raw.etcdVersion)})`);
+  }
+  const etcdPrefix = String(raw.etcdPrefix ?? '/registry').replace(/\/+$/, '');
+  if (!etcdPrefix.startsWith('/')) throw new UsageError(`--etcd-prefix: expected an absolute key prefix like /registry (got ${JSON.stringify(raw.etcdPrefix)})`);
+  const objectsGiven = new Map<string, number>();
+  for (const kv of list(raw.objects)) {
+    const m = /^([^=]+)=(\d+)$/.exec(kv);
+    if (!m) throw new UsageError(`--objects: expected resource=count, e.g. pods=7130 (got ${JSON.stringify(kv)})`);
+    objectsGiven.set(m[1]!.trim(), Number(m[2]));
+  }
+  let consistentListFromCache: boolean | null = null;
+  if (raw.consistentListFromCache !== undefined) {
+    const v = String(raw.consistentListFromCache);
+    if (v !== 'on' && v !== 'off') throw new UsageError(`--consistent-list-from-cache: expected on or off (got ${JSON.stringify(v)})`);
+    consistentListFromCache = v === 'on';
+  }
+  const watchCacheDisabled = new Set(['events', ...list(raw.watchCacheDisabled)]);
+  let colorWhen = String(raw.color ?? 'auto');
+  if (raw.color === false) colorWhen = 'never';
+  if (!['auto', 'always', 'never'].includes(colorWhen)) throw new UsageError(`--color: expected one of auto, always, never (got ${JSON.stringify(colorWhen)})`);
+  const noColorEnv = e.env.NO_COLOR !== undefined && e.env.NO_COLOR !== '';
+  const color = colorWhen === 'always' || (colorWhen === 'auto' && e.stdoutIsTTY && !noColorEnv && e.env.TERM !== 'dumb');
+  let width = e.stdoutIsTTY && e.columns !== undefined && e.columns > 0 ? e.columns : 120;
+  if (raw.width !== undefined) {
+    width = Number(raw.width);
+    if (!Number.isInteger(width) || width < 40) throw new UsageError(`--width: expected a whole number ≥ 40 (got ${JSON.stringify(raw.width)})`);
+  }
+  return Object.freeze({
+    files,
+    output: output as OutputFormat,
+    top,
+    kubeVersion,
+    etcdVersion,
+    etcdPrefix,
+    objectsGiven,
+    consistentListFromCache,
+    watchCacheDisabled,
+    color,
+    width,
+    showApf: raw.apf !== false,
+    verbose: raw.verbose === true,
+    strict: raw.strict === true,
+  });
+}

@@ -1,0 +1,130 @@
+/*! The only module that touches the process: argv, streams, TTY, signals and the exit code.
+ * run(argv, io) is what tests call in-process; main() binds it to the real process. */
+
+import { readFileSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { CommanderError } from 'commander';
+import { buildProgram } from './program.js';
+import { resolveConfig } from './config.js';
+import { runScan } from './commands/scan.js';
+import { InputError, UsageError } from '../errors.js';
+
+/** The process as run() sees it (kubectl-style IOStreams). */
+export interface IO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  columns: number | undefined;
+  env: Record<string, string | undefined>;
+  /** set true by the SIGINT handler */
+  interrupted?: () => boolean;
+}
+
+function toolVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    return pkg.version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** Writes all of `s`; resolves false on EPIPE (reader went away), throws on other write errors. */
+function writeAll(w: Writable, s: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    if (s.length === 0) return resolve(true);
+    w.write(s, (err) => {
+      if (!err) return resolve(true);
+      if ((err as NodeJS.ErrnoException).code === 'EPIPE') return resolve(false);
+      reject(err);
+    });
+  });
+}
+
+/** Runs audit-scan with `argv` (without node and script) and returns the exit code. */
+export async function run(argv: string[], io: IO): Promise<number> {
+  const errText = (s: string): void => {
+    io.stderr.write(s);
+  };
+  const version = toolVersion();
+  const program = buildProgram(version, { writeOut: (s) => io.stdout.write(s), writeErr: errText });
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      return 2;
+    }
+    throw err;
+  }
+  let files = program.args;
+  try {
+    if (files.length === 0) {
+      if (io.stdinIsTTY) {
+        errText('audit-scan: no input files and stdin is a terminal\n\n' + program.helpInformation());
+        return 2;
+      }
+      files = ['-'];
+    }
+    const cfg = resolveConfig(files, program.opts(), { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env });
+    const outcome = await runScan(cfg, io.stdin, errText, version, io.interrupted ?? (() => false));
+    try {
+      await writeAll(io.stdout, outcome.stdout);
+    } catch (err) {
+      errText(`audit-scan: cannot write output: ${(err as Error).message}\n`);
+      return 2;
+    }
+    for (const d of outcome.diagnostics) errText(d + '\n');
+    if (outcome.interrupted) {
+      errText('audit-scan: interrupted; the figures above cover only what was read\n');
+      return 130;
+    }
+    if (outcome.inputFailed) return 1;
+    if (cfg.strict && outcome.report.inputs.some((i) => i.skippedLines + i.skippedItems > 0)) return 1;
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      errText(`audit-scan: ${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof InputError) {
+      errText(`audit-scan: ${err.message}\n`);
+      return 1;
+    }
+    errText(`audit-scan: internal error, please report it with the command you ran:\n${(err as Error).stack ?? String(err)}\n`);
+    return 2;
+  }
+}
+
+/** Entry point for bin/audit-scan.js. */
+export function main(): void {
+  let interrupted = false;
+  process.on('SIGINT', () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+  });
+  // `audit-scan … | head`: the reader left; that is success, not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+  });
+  run(process.argv.slice(2), {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: process.stdin.isTTY === true,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    columns: process.stdout.columns,
+    env: process.env,
+    interrupted: () => interrupted,
+  }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`audit-scan: internal error: ${(err as Error).stack ?? String(err)}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

@@ -1,0 +1,41 @@
+/*! The option table: the single source for commander options, --help and the README's option table. */
+
+/** One command-line option. */
+export interface OptionSpec {
+  flags: string; // commander syntax, e.g. "-o, --output <format>"
+  description: string;
+  choices?: string[];
+  default?: string | boolean;
+  repeatable?: boolean;
+}
+
+export const SCAN_OPTIONS: OptionSpec[] = [
+  { flags: '-o, --output <format>', description: 'output format', choices: ['table', 'json', 'markdown'], default: 'table' },
+  { flags: '-n, --top <n>', description: 'rows per table (groups, ranges, user agents)', default: '20' },
+  { flags: '--kube-version <version>', description: 'Kubernetes version of the apiservers (e.g. 1.29); inferred from control-plane user agents when omitted' },
+  { flags: '--etcd-version <version>', description: 'etcd version (decides consistent reads from cache on 1.31+); read from the etcd log when omitted' },
+  { flags: '--etcd-prefix <prefix>', description: 'kube-apiserver --etcd-prefix', default: '/registry' },
+  { flags: '--objects <resource=count>', description: 'objects stored for a resource, when no etcd log says (repeat or comma-separate: pods=7130,nodes=80)', repeatable: true },
+  { flags: '--consistent-list-from-cache <on|off>', description: 'override the ConsistentListFromCache feature gate default', choices: ['on', 'off'] },
+  { flags: '--watch-cache-disabled <resources>', description: 'resources with --watch-cache-sizes=<res>#0 (events always)', repeatable: true },
+  { flags: '--color <when>', description: 'colour output', choices: ['auto', 'always', 'never'], default: 'auto' },
+  { flags: '--no-color', description: 'same as --color never' },
+  { flags: '--width <columns>', description: 'table width (default: the terminal width, or 120)' },
+  { flags: '--no-apf', description: 'do not print API Priority and Fairness manifests in the table output' },
+  { flags: '--verbose', description: 'print every skipped line as file:line: reason', default: false },
+  { flags: '--strict', description: 'exit 1 when any line was skipped', default: false },
+];
+
+export const EXIT_CODES = `Exit status:
+  0    the scan finished (some lines may have been skipped; see stderr)
+  1    an input could not be read (missing, unreadable, corrupt gzip), or --strict and lines were skipped
+  2    usage error, write error on stdout, or an internal error
+  130  interrupted (SIGINT); what was read so far is printed`;
+
+export const EXAMPLES = `Examples:
+  audit-scan audit.log                              # list traffic, worst first
+  audit-scan audit-a.log audit-b.log.gz etcd.log    # several apiservers and etcd, merged
+  kubectl logs -n kube-system etcd-master-1 | audit-scan - audit.log
+  audit-scan --output json audit.log > scan.json    # the JSON contract (schemaVersion 1)
+  audit-scan --output markdown logs/ > postmortem.md
+  audit-scan --kube-version 1.29 --objects pods=7130 audit.log`;

@@ -1,0 +1,32 @@
+/*! Diagnostics on stderr only: per-input skip summaries, input errors, and --verbose per-line reasons. */
+
+import type { ScanReport } from './analyze/report.js';
+import { formatCount } from './analyze/report.js';
+import { safeText, truncate } from './render/text-safety.js';
+
+/** Formats the end-of-scan summary lines (empty when nothing was skipped or failed). */
+export function summarizeDiagnostics(r: ScanReport): string[] {
+  const out: string[] = [];
+  for (const i of r.inputs) {
+    const name = safeText(i.name);
+    if (i.error !== null) out.push(`audit-scan: ${name}: ${safeText(i.error)}`);
+    const skipped = i.skippedLines + i.skippedItems;
+    if (skipped > 0) {
+      const reasons = Object.entries(i.skipReasons).map(([k, n]) => `${formatCount(n)} ${safeText(k)}`).join(', ');
+      const what = i.skippedItems > 0 && i.skippedLines === 0 ? 'items' : 'lines';
+      const of = what === 'lines' ? ` of ${formatCount(i.lines)}` : '';
+      out.push(`audit-scan: ${name}: skipped ${formatCount(skipped)}${of} ${what} (${reasons})`);
+    }
+    if (i.repairedLines > 0) out.push(`audit-scan: ${name}: repaired ${formatCount(i.repairedLines)} lines (invalid UTF-8 or NUL bytes)`);
+    if (i.duplicateEvents > 0) out.push(`audit-scan: ${name}: ${formatCount(i.duplicateEvents)} duplicate events (same auditID and stage) counted once`);
+  }
+  if (r.totals.pendingEvicted > 0) out.push(`audit-scan: ${formatCount(r.totals.pendingEvicted)} in-flight requests exceeded the dedup window and may be counted twice`);
+  return out;
+}
+
+/** A --verbose line: "file:line: reason" and the line cut to the width. */
+export function formatSkip(input: string, where: string, reason: string, text: string, width: number): string {
+  const head = `${safeText(input)}:${where}: ${safeText(reason)}`;
+  if (text.length === 0) return head;
+  return `${head}\n  ${truncate(safeText(text), Math.max(20, width - 2))}`;
+}

@@ -1,0 +1,142 @@
+/*! Inputs: paths, '-' (stdin) and directories (every file inside, symlink loops cut) → Source objects whose
+ * bytes are read as a stream; gzip is detected by its magic bytes (1f 8b), not by the file name. */
+
+import { createReadStream, promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+
+/** One input to read. */
+export interface Source {
+  name: string;
+  path: string | null; // null for stdin
+  sizeBytes: number | null;
+}
+
+/** A path that could not be listed or opened; reported, and the scan goes on. */
+export interface SourceProblem {
+  name: string;
+  message: string;
+}
+
+/** Expands the command-line arguments into sources, in argument order (directory entries sorted by name). */
+export async function expandSources(args: string[]): Promise<{ sources: Source[]; problems: SourceProblem[] }> {
+  const sources: Source[] = [];
+  const problems: SourceProblem[] = [];
+  const seenFiles = new Set<string>();
+  const walk = async (p: string, ancestors: Set<string>): Promise<void> => {
+    let st;
+    try {
+      st = await fsp.stat(p);
+    } catch (err) {
+      problems.push({ name: p, message: describeFsError(err) });
+      return;
+    }
+    if (st.isDirectory()) {
+      let real: string;
+      try {
+        real = await fsp.realpath(p);
+      } catch (err) {
+        problems.push({ name: p, message: describeFsError(err) });
+        return;
+      }
+      if (ancestors.has(real)) {
+        problems.push({ name: p, message: 'symlink loop, not followed' });
+        return;
+      }
+      let entries: string[];
+      try {
+        entries = (await fsp.readdir(p)).sort();
+      } catch (err) {
+        problems.push({ name: p, message: describeFsError(err) });
+        return;
+      }
+      const next = new Set(ancestors).add(real);
+      for (const e of entries) await walk(join(p, e), next);
+      return;
+    }
+    if (!st.isFile() && !st.isFIFO()) {
+      problems.push({ name: p, message: 'not a regular file' });
+      return;
+    }
+    // The same file named twice (or reached twice through links) is read once.
+    const id = `${st.dev}:${st.ino}`;
+    if (st.isFile() && seenFiles.has(id)) {
+      problems.push({ name: p, message: 'same file as an earlier input, read once' });
+      return;
+    }
+    seenFiles.add(id);
+    sources.push({ name: p, path: p, sizeBytes: st.isFile() ? st.size : null });
+  };
+  for (const a of args) {
+    if (a === '-') sources.push({ name: '(stdin)', path: null, sizeBytes: null });
+    else await walk(a, new Set());
+  }
+  return { sources, problems };
+}
+
+/** A readable error message for fs failures, e.g. "permission denied". */
+export function describeFsError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  switch (e?.code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'ELOOP':
+      return 'symlink loop';
+    case 'Z_DATA_ERROR':
+    case 'Z_BUF_ERROR':
+      return `corrupt gzip data (${e.message})`;
+    default:
+      return e?.message ?? String(err);
+  }
+}
+
+/** Opens a source's byte stream. `stdin` is used for '-'. */
+export function openRaw(src: Source, stdin: Readable): Readable {
+  return src.path === null ? stdin : createReadStream(src.path, { highWaterMark: 1 << 20 });
+}
+
+/** Yields a source's decoded bytes: gunzipped when the first two bytes are gzip's magic. Multi-member gzip works. */
+export async function* readBytes(raw: Readable, onGzip: () => void): AsyncGenerator<Buffer> {
+  const it = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let first = await it.next();
+  // Make sure two bytes are available for the magic check.
+  while (!first.done && first.value.length < 2) {
+    const more = await it.next();
+    if (more.done) break;
+    first = { done: false, value: Buffer.concat([first.value, more.value]) };
+  }
+  if (first.done) return;
+  const head = first.value as Buffer;
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+    onGzip();
+    const gunzip = createGunzip({ chunkSize: 1 << 20 });
+    const feed = async (): Promise<void> => {
+      try {
+        if (!gunzip.write(head)) await new Promise((r) => gunzip.once('drain', r));
+        for (;;) {
+          const n = await it.next();
+          if (n.done) break;
+          if (!gunzip.write(n.value)) await new Promise((r) => gunzip.once('drain', r));
+        }
+        gunzip.end();
+      } catch (err) {
+        gunzip.destroy(err as Error);
+      }
+    };
+    void feed();
+    for await (const chunk of gunzip) yield chunk as Buffer;
+    return;
+  }
+  yield head;
+  for (;;) {
+    const n = await it.next();
+    if (n.done) return;
+    yield n.value;
+  }
+}

@@ -1,0 +1,119 @@
+/*! AuditEvent: the fixed-shape record every audit input is reduced to, and normalizeAuditEvent().
+ * Field mapping (audit.k8s.io/v1 Event → AuditEvent):
+ *   auditID → auditID, stage → stage, verb → verb, requestURI → requestURI,
+ *   user.username → username, user.extra["authentication.kubernetes.io/node-name"][0] → nodeName,
+ *   userAgent → userAgent, objectRef.{resource,apiGroup,namespace,name,subresource} → same names
+ *   (falling back to the parsed requestURI), responseStatus.code → code,
+ *   requestReceivedTimestamp → receivedMs, stageTimestamp → stageMs (legacy `timestamp` as fallback),
+ *   len(responseObject.items) → returnedItems, responseObject.metadata.remainingItemCount → remainingItems.
+ * Request and response bodies are never kept: only the item counts are taken from them. */
+
+import { parseTimestampMs } from '../parse/time.js';
+import { fail, ok, type ParseResult } from '../parse/result.js';
+
+export type Stage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
+
+const STAGES = new Set<string>(['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic']);
+
+/** One audit event, normalised. */
+export interface AuditEvent {
+  auditID: string;
+  stage: Stage;
+  level: string;
+  verb: string;
+  requestURI: string;
+  username: string;
+  userAgent: string;
+  nodeName: string | null;
+  resource: string;
+  apiGroup: string;
+  namespace: string;
+  name: string;
+  subresource: string;
+  code: number | null;
+  receivedMs: number | null;
+  stageMs: number | null;
+  returnedItems: number | null;
+  remainingItems: number | null;
+}
+
+/** true for the stages after which an event for this auditID is final. */
+export function isTerminalStage(s: Stage): boolean {
+  return s === 'ResponseComplete' || s === 'Panic';
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** true when an object looks like an audit Event (so a failure to normalise it is an "invalid event"). */
+export function looksLikeAuditEvent(o: Record<string, unknown>): boolean {
+  return o.kind === 'Event' || 'auditID' in o || 'requestURI' in o || ('stage' in o && 'verb' in o);
+}
+
+/** Validates and flattens a parsed audit Event. Never throws. */
+export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: string): ParseResult<AuditEvent> {
+  const apiVersion = o.apiVersion;
+  if (apiVersion !== undefined && apiVersion !== 'audit.k8s.io/v1' && apiVersion !== 'audit.k8s.io/v1beta1' && apiVersion !== 'audit.k8s.io/v1alpha1') {
+    return fail('unknown apiVersion');
+  }
+  if (o.kind !== undefined && o.kind !== 'Event') return fail('kind is not Event');
+  const stage = o.stage;
+  if (typeof stage !== 'string') return fail(stage === undefined ? 'no stage' : 'stage is not a string');
+  if (!STAGES.has(stage)) return fail('unknown stage');
+  const verb = o.verb;
+  if (typeof verb !== 'string') return fail(verb === undefined ? 'no verb' : 'verb is not a string');
+  const requestURI = o.requestURI;
+  if (typeof requestURI !== 'string') return fail(requestURI === undefined ? 'no requestURI' : 'requestURI is not a string');
+  const user = o.user;
+  if (user !== undefined && (typeof user !== 'object' || user === null || Array.isArray(user))) return fail('user is not an object');
+  const objectRef = o.objectRef;
+  if (objectRef !== undefined && objectRef !== null && (typeof objectRef !== 'object' || Array.isArray(objectRef))) return fail('objectRef is not an object');
+  const auditID = typeof o.auditID === 'string' && o.auditID.length > 0 ? o.auditID : fallbackId;
+
+  const u = (user ?? {}) as Record<string, unknown>;
+  let nodeName: string | null = null;
+  const extra = u.extra;
+  if (extra !== null && typeof extra === 'object') {
+    const nn = (extra as Record<string, unknown>)['authentication.kubernetes.io/node-name'];
+    if (Array.isArray(nn) && typeof nn[0] === 'string') nodeName = nn[0];
+  }
+  const ref = (objectRef ?? {}) as Record<string, unknown>;
+  const status = o.responseStatus;
+  let code: number | null = null;
+  if (status !== null && typeof status === 'object') {
+    const c = (status as Record<string, unknown>).code;
+    if (typeof c === 'number' && Number.isFinite(c)) code = c;
+  }
+  let returnedItems: number | null = null;
+  let remainingItems: number | null = null;
+  const resp = o.responseObject;
+  if (resp !== null && typeof resp === 'object' && !Array.isArray(resp)) {
+    const items = (resp as Record<string, unknown>).items;
+    if (Array.isArray(items)) returnedItems = items.length;
+    const md = (resp as Record<string, unknown>).metadata;
+    if (md !== null && typeof md === 'object') {
+      const r = (md as Record<string, unknown>).remainingItemCount;
+      if (typeof r === 'number' && Number.isFinite(r)) remainingItems = r;
+    }
+  }
+  const stageMs = parseTimestampMs(o.stageTimestamp) ?? parseTimestampMs(o.timestamp);
+  return ok({
+    auditID,
+    stage: stage as Stage,
+    level: str(o.level),
+    verb,
+    requestURI,
+    username: str(u.username),
+    userAgent: str(o.userAgent),
+    nodeName,
+    resource: str(ref.resource),
+    apiGroup: str(ref.apiGroup),
+    namespace: str(ref.namespace),
+    name: str(ref.name),
+    subresource: str(ref.subresource),
+    code,
+    receivedMs: parseTimestampMs(o.requestReceivedTimestamp) ?? stageMs,
+    stageMs,
+    returnedItems,
+    remainingItems,
+  });
+}

@@ -1,0 +1,122 @@
+/*! etcd key (and range_end) → the Kubernetes resource it stores, using the real key layout:
+ * `--etcd-prefix` (default /registry) + resource prefix (+ /namespace) (+ /name). See DOMAIN.md §2. */
+
+/** What an etcd read covered. */
+export interface EtcdKeyRange {
+  /** Join key shared with audit lists: "pods", "nodes", or "<group>/<plural>" for custom resources. */
+  resourceKey: string;
+  resource: string; // the API resource name ("nodes" for /registry/minions/)
+  apiGroup: string | null; // known only for custom resources and apiservices/CRDs
+  namespace: string | null;
+  name: string | null;
+  scope: 'all' | 'namespace' | 'single' | 'keyspace' | 'outside';
+}
+
+// SpecialDefaultResourcePrefixes (pkg/kubeapiserver/default_storage_factory_builder.go), reversed.
+const SPECIAL_PREFIXES: ReadonlyArray<[string, string]> = [
+  ['services/specs', 'services'],
+  ['services/endpoints', 'endpoints'],
+  ['minions', 'nodes'],
+  ['controllers', 'replicationcontrollers'],
+  ['ingress', 'ingresses'],
+];
+
+/** Built-in resources that are cluster-scoped (so "/registry/<r>/x" is an object, not a namespace). */
+export const CLUSTER_SCOPED = new Set([
+  'nodes', 'namespaces', 'persistentvolumes', 'clusterroles', 'clusterrolebindings', 'storageclasses',
+  'csidrivers', 'csinodes', 'volumeattachments', 'priorityclasses', 'runtimeclasses',
+  'mutatingwebhookconfigurations', 'validatingwebhookconfigurations', 'validatingadmissionpolicies',
+  'validatingadmissionpolicybindings', 'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings',
+  'flowschemas', 'prioritylevelconfigurations', 'certificatesigningrequests', 'ingressclasses',
+  'apiservices', 'customresourcedefinitions', 'ipaddresses', 'servicecidrs', 'deviceclasses',
+  'resourceslices', 'clustertrustbundles', 'componentstatuses', 'storageversions', 'masterleases', 'ranges',
+]);
+
+/** The etcd key prefix a built-in resource is stored under (inverse of SPECIAL_PREFIXES). */
+export function builtinKeyPrefix(resource: string): string {
+  for (const [prefix, res] of SPECIAL_PREFIXES) if (res === resource) return prefix;
+  return resource;
+}
+
+/** Go's clientv3.GetPrefixRangeEnd: the key with its last byte incremented. */
+export function prefixRangeEnd(key: string): string {
+  if (key.length === 0) return '\u0000';
+  return key.slice(0, -1) + String.fromCharCode(key.charCodeAt(key.length - 1) + 1);
+}
+
+/** Maps an etcd key and range_end to the resource and scope it read. */
+export function describeEtcdKey(key: string, rangeEnd: string | null, etcdPrefix = '/registry'): EtcdKeyRange {
+  const outside: EtcdKeyRange = { resourceKey: '', resource: '', apiGroup: null, namespace: null, name: null, scope: 'outside' };
+  if (key === '\u0000' || (key === '' && rangeEnd === '\u0000')) return { ...outside, scope: 'keyspace' };
+  const pfx = etcdPrefix.endsWith('/') ? etcdPrefix.slice(0, -1) : etcdPrefix;
+  if (!(key === pfx || key.startsWith(pfx + '/'))) return outside;
+  const isRange = rangeEnd !== null && rangeEnd.length > 0;
+  const isPrefixRange = isRange && rangeEnd === prefixRangeEnd(key);
+  let rest = key.slice(pfx.length + 1);
+  const trailingSlash = rest.endsWith('/');
+  if (trailingSlash) rest = rest.slice(0, -1);
+  if (rest.length === 0) return { ...outside, scope: isRange ? 'keyspace' : 'outside' };
+
+  let resource: string;
+  let apiGroup: string | null = null;
+  let resourceKey: string;
+  let tail: string[];
+  const special = SPECIAL_PREFIXES.find(([p]) => rest === p || rest.startsWith(p + '/'));
+  if (special) {
+    resource = special[1];
+    resourceKey = resource;
+    tail = rest.slice(special[0].length + 1).split('/').filter((s) => s.length > 0);
+  } else {
+    const segs = rest.split('/');
+    if (segs[0]!.includes('.') && segs.length >= 2) {
+      // Custom resources, CRDs and APIServices: <group>/<plural>/… (SimpleStorageFactory).
+      apiGroup = segs[0]!;
+      resource = segs[1]!;
+      resourceKey = `${apiGroup}/${resource}`;
+      tail = segs.slice(2);
+    } else {
+      resource = segs[0]!;
+      resourceKey = resource;
+      tail = segs.slice(1);
+    }
+    tail = tail.filter((s) => s.length > 0);
+  }
+  const clusterScoped = apiGroup === null && CLUSTER_SCOPED.has(resource);
+  let scope: EtcdKeyRange['scope'];
+  let namespace: string | null = null;
+  let name: string | null = null;
+  if (tail.length === 0) {
+    scope = isRange ? 'all' : 'single';
+  } else if (isPrefixRange || (isRange && trailingSlash)) {
+    // A prefix range below the resource: "/registry/pods/ns1/" is one namespace.
+    if (clusterScoped) {
+      scope = 'all';
+    } else {
+      scope = 'namespace';
+      namespace = tail[0]!;
+    }
+  } else if (clusterScoped && !isRange) {
+    scope = 'single';
+    name = tail.join('/');
+  } else if (isRange) {
+    // A range that starts at an object key is a continue page; range_end says how wide the list is.
+    const base = `${pfx}/${special ? special[0] : apiGroup !== null ? `${apiGroup}/${resource}` : resource}/`;
+    if (rangeEnd === prefixRangeEnd(base)) {
+      scope = 'all';
+    } else if (rangeEnd === prefixRangeEnd(`${base}${tail[0]}/`)) {
+      scope = 'namespace';
+      namespace = tail[0]!;
+    } else {
+      scope = 'all';
+    }
+  } else if (tail.length >= 2) {
+    scope = 'single';
+    namespace = tail[0]!;
+    name = tail.slice(1).join('/');
+  } else {
+    // One segment under a namespaced or custom resource: a cluster-scoped object.
+    scope = 'single';
+    name = tail[0]!;
+  }
+  return { resourceKey, resource, apiGroup, namespace, name, scope };
+}

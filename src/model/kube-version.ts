@@ -1,0 +1,116 @@
+/*! Kubernetes versions: parsing "v1.29.4", and inferring the cluster's version from the user agents
+ * of control-plane components seen in the audit log (client-go buildUserAgent: "name/vX.Y.Z (os/arch) kubernetes/sha"). */
+
+/** A Kubernetes release; patch is null when only "1.29" is known. */
+export interface KubeVersion {
+  major: number;
+  minor: number;
+  patch: number | null;
+}
+
+/** Parses "1.29", "v1.29.4", "v1.29.4-eks-1234" (pre-release and build suffixes are ignored). */
+export function parseKubeVersion(s: string): KubeVersion | null {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(s.trim());
+  if (!m) return null;
+  return { major: Number(m[1]), minor: Number(m[2]), patch: m[3] === undefined ? null : Number(m[3]) };
+}
+
+/** "1.29" or "1.29.4". */
+export function formatKubeVersion(v: KubeVersion): string {
+  return v.patch === null ? `${v.major}.${v.minor}` : `${v.major}.${v.minor}.${v.patch}`;
+}
+
+/** Orders versions; a missing patch sorts as the highest patch of that minor. */
+export function compareKubeVersion(a: KubeVersion, b: KubeVersion): number {
+  if (a.major !== b.major) return a.major - b.major;
+  if (a.minor !== b.minor) return a.minor - b.minor;
+  return (a.patch ?? 9999) - (b.patch ?? 9999);
+}
+
+// Components whose version equals the apiserver's (or is at most one minor behind, by the skew policy),
+// most trustworthy first. A user agent alone is spoofable, so the username must match too.
+const COMPONENTS: ReadonlyArray<{ ua: string; user: (u: string) => boolean; rank: number }> = [
+  { ua: 'kube-apiserver/', user: (u) => u === 'system:apiserver', rank: 0 },
+  { ua: 'kube-controller-manager/', user: (u) => u === 'system:kube-controller-manager' || u.startsWith('system:serviceaccount:kube-system:'), rank: 1 },
+  { ua: 'kube-scheduler/', user: (u) => u === 'system:kube-scheduler', rank: 1 },
+  { ua: 'kubelet/', user: (u) => u.startsWith('system:node:'), rank: 2 },
+  { ua: 'kube-proxy/', user: (u) => u === 'system:kube-proxy' || u.startsWith('system:serviceaccount:kube-system:'), rank: 3 },
+];
+
+/** One control-plane user agent seen in the log, with how often. */
+export interface VersionEvidence {
+  component: string;
+  version: string;
+  events: number;
+  rank: number;
+}
+
+/** Collects component versions from (username, userAgent) pairs; bounded by distinct versions. */
+export class VersionEvidenceCollector {
+  private readonly seen = new Map<string, VersionEvidence>();
+
+  /** Records one request's user agent if it is a control-plane component's. */
+  add(username: string, userAgent: string, weight = 1): void {
+    if (userAgent.length === 0 || userAgent.charCodeAt(0) !== 107 /* k */) return;
+    for (const c of COMPONENTS) {
+      if (!userAgent.startsWith(c.ua) || !c.user(username)) continue;
+      const end = userAgent.indexOf(' ', c.ua.length);
+      const version = userAgent.slice(c.ua.length, end < 0 ? undefined : end);
+      if (parseKubeVersion(version) === null) return;
+      const key = c.ua + version;
+      const e = this.seen.get(key);
+      if (e) e.events += weight;
+      else this.seen.set(key, { component: c.ua.slice(0, -1), version, events: weight, rank: c.rank });
+      return;
+    }
+  }
+
+  /** Merges another collector (from another input or worker). */
+  merge(other: VersionEvidenceCollector): void {
+    for (const e of other.list()) {
+      const key = `${e.component}/${e.version}`;
+      const mine = this.seen.get(key);
+      if (mine) mine.events += e.events;
+      else this.seen.set(key, { ...e });
+    }
+  }
+
+  list(): VersionEvidence[] {
+    return [...this.seen.values()];
+  }
+}
+
+/** The version the classifier uses, and why. */
+export interface AssumedVersion {
+  version: KubeVersion;
+  source: 'flag' | 'inferred' | 'default';
+  reason: string;
+}
+
+/** The default when neither a flag nor the log tells: the last release where every list without
+ * resourceVersion goes to etcd, so the scan errs towards flagging etcd load rather than hiding it. */
+export const DEFAULT_KUBE_VERSION: KubeVersion = { major: 1, minor: 30, patch: null };
+
+/** Picks the apiserver version from evidence: the highest version of the most trusted component seen. */
+export function inferKubeVersion(evidence: VersionEvidence[]): AssumedVersion {
+  if (evidence.length === 0) {
+    return {
+      version: DEFAULT_KUBE_VERSION,
+      source: 'default',
+      reason: `no control-plane user agent in the log; assumed ${formatKubeVersion(DEFAULT_KUBE_VERSION)} (pass --kube-version)`,
+    };
+  }
+  const bestRank = Math.min(...evidence.map((e) => e.rank));
+  const candidates = evidence.filter((e) => e.rank === bestRank);
+  let best = candidates[0]!;
+  for (const e of candidates) {
+    const c = compareKubeVersion(parseKubeVersion(e.version)!, parseKubeVersion(best.version)!);
+    if (c > 0 || (c === 0 && e.events > best.events)) best = e;
+  }
+  const v = parseKubeVersion(best.version)!;
+  return {
+    version: v,
+    source: 'inferred',
+    reason: `from user agent ${best.component}/${best.version} (${best.events} requests)`,
+  };
+}

@@ -1,0 +1,235 @@
+/*! etcd server log lines → EtcdEntry. Both formats (DOMAIN.md §4):
+ * zap JSON ("apply request took too long", "trace[N] range", "request stats") and
+ * capnslog text ("etcdserver: read-only range request "…" with result "…" took too long (X) to execute"). */
+
+import { parseGoDurationMs, parseTimestampMs } from './time.js';
+
+/** One slow read as one log line describes it. Several lines may describe the same read. */
+export interface EtcdRangeEntry {
+  kind: 'range';
+  /** which line type said it: lines of different types are merged into one read */
+  via: 'apply' | 'trace' | 'stats' | 'capnslog';
+  tsMs: number | null;
+  tookMs: number | null;
+  key: string;
+  rangeEnd: string | null;
+  limit: number;
+  countOnly: boolean;
+  keysOnly: boolean;
+  revision: number;
+  /** keys returned (range_response_count / response_count); null when unknown */
+  objects: number | null;
+  /** total keys in the range (request stats "response count"), even for a limited read */
+  totalKeys: number | null;
+  bytes: number | null;
+  error: string | null;
+}
+
+/** A line that is recognised but carries no slow read. */
+export interface EtcdOtherEntry {
+  kind: 'other';
+  what: string; // e.g. "slow write", "wal sync", "version"
+  version?: string;
+  tsMs: number | null;
+  tookMs?: number | null;
+}
+
+export type EtcdEntry = EtcdRangeEntry | EtcdOtherEntry;
+
+/** Reads a Go/proto quoted string starting at s[i] === '"'. Returns the value and the index after it. */
+function readQuoted(s: string, i: number): { value: string; next: number } | null {
+  let out = '';
+  let j = i + 1;
+  while (j < s.length) {
+    const c = s[j]!;
+    if (c === '"') return { value: out, next: j + 1 };
+    if (c !== '\\') {
+      out += c;
+      j++;
+      continue;
+    }
+    const n = s[j + 1];
+    if (n === undefined) return null;
+    if (n >= '0' && n <= '7') {
+      // octal escape, gogoproto text (e.g. "\000" at the end of continue keys)
+      const oct = /^[0-7]{1,3}/.exec(s.slice(j + 1, j + 4))![0];
+      out += String.fromCharCode(parseInt(oct, 8));
+      j += 1 + oct.length;
+      continue;
+    }
+    if (n === 'x') {
+      out += String.fromCharCode(parseInt(s.slice(j + 2, j + 4), 16));
+      j += 4;
+      continue;
+    }
+    if (n === 'u') {
+      out += String.fromCharCode(parseInt(s.slice(j + 2, j + 6), 16));
+      j += 6;
+      continue;
+    }
+    out += n === 'n' ? '\n' : n === 't' ? '\t' : n === 'r' ? '\r' : n;
+    j += 2;
+  }
+  return null;
+}
+
+/** gogoproto compact text of a RangeRequest → its fields. `key:"/a" range_end:"/b" limit:500 count_only:true ` */
+export function parseRangeRequestText(text: string): { key: string; rangeEnd: string | null; limit: number; countOnly: boolean; keysOnly: boolean; revision: number } | null {
+  const r = { key: '', rangeEnd: null as string | null, limit: 0, countOnly: false, keysOnly: false, revision: 0 };
+  let sawKey = false;
+  let i = 0;
+  while (i < text.length) {
+    while (text[i] === ' ') i++;
+    if (i >= text.length) break;
+    const colon = text.indexOf(':', i);
+    if (colon < 0) break;
+    const name = text.slice(i, colon);
+    i = colon + 1;
+    let value: string;
+    if (text[i] === '"') {
+      const q = readQuoted(text, i);
+      if (q === null) return null;
+      value = q.value;
+      i = q.next;
+    } else if (text[i] === '<') {
+      const close = text.indexOf('>', i);
+      i = close < 0 ? text.length : close + 1;
+      continue;
+    } else {
+      const sp = text.indexOf(' ', i);
+      value = text.slice(i, sp < 0 ? undefined : sp);
+      i = sp < 0 ? text.length : sp;
+    }
+    switch (name) {
+      case 'key':
+        r.key = value;
+        sawKey = true;
+        break;
+      case 'range_end':
+        r.rangeEnd = value;
+        break;
+      case 'limit':
+        r.limit = Number(value) || 0;
+        break;
+      case 'count_only':
+        r.countOnly = value === 'true';
+        break;
+      case 'keys_only':
+        r.keysOnly = value === 'true';
+        break;
+      case 'revision':
+        r.revision = Number(value) || 0;
+        break;
+    }
+  }
+  return sawKey ? r : null;
+}
+
+/** "range_response_count:7130 size:13313287" (or a txn's "responses:<range_response_count:3 > size:615"). */
+export function parseRangeResponseText(text: string): { objects: number | null; bytes: number | null; error: string | null } {
+  if (text.startsWith('error:')) return { objects: null, bytes: null, error: text.slice(6).trim() };
+  const c = /range_response_count:(\d+)/.exec(text);
+  const s = /(?:^|[\s>])size:(\d+)/.exec(text);
+  return { objects: c ? Number(c[1]) : null, bytes: s ? Number(s[1]) : null, error: null };
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+const TRACE_RANGE = /^trace\[\d+\] range$/;
+
+/** A zap JSON object from an etcd log → an entry, or null when it is not an etcd line. */
+export function parseEtcdZap(o: Record<string, unknown>): EtcdEntry | null {
+  const msg = o.msg;
+  if (typeof msg !== 'string' || typeof o.level !== 'string' || !('ts' in o)) return null;
+  const tsMs = parseTimestampMs(o.ts);
+  if (msg === 'apply request took too long') {
+    const prefix = typeof o.prefix === 'string' ? o.prefix : '';
+    const req = typeof o.request === 'string' ? parseRangeRequestText(o.request) : null;
+    const tookMs = parseGoDurationMs(o.took);
+    if (!prefix.startsWith('read-only range') || req === null) return { kind: 'other', what: 'slow write', tsMs, tookMs };
+    const resp = parseRangeResponseText(typeof o.response === 'string' ? o.response : '');
+    const error = typeof o.error === 'string' ? o.error : resp.error;
+    return { kind: 'range', via: 'apply', tsMs, tookMs, ...req, objects: resp.objects, totalKeys: null, bytes: resp.bytes, error };
+  }
+  if (TRACE_RANGE.test(msg)) {
+    const detail = typeof o.detail === 'string' ? o.detail : '';
+    const get = (k: string): string | null => {
+      const m = new RegExp(`(?:\\{|; )${k}:([^;]*);`).exec(detail);
+      return m ? m[1]! : null;
+    };
+    const key = get('range_begin');
+    if (key === null) return { kind: 'other', what: 'trace', tsMs };
+    const end = get('range_end');
+    const count = get('response_count');
+    return {
+      kind: 'range',
+      via: 'trace',
+      tsMs,
+      tookMs: parseGoDurationMs(o.duration),
+      key,
+      rangeEnd: end === null || end.length === 0 ? null : end,
+      limit: 0,
+      countOnly: false,
+      keysOnly: false,
+      revision: 0,
+      objects: count === null ? null : Number(count),
+      totalKeys: null,
+      bytes: null,
+      error: null,
+    };
+  }
+  if (msg === 'request stats') {
+    if (o['response type'] !== '/etcdserverpb.KV/Range') return { kind: 'other', what: 'request stats', tsMs };
+    const req = typeof o['request content'] === 'string' ? parseRangeRequestText(o['request content']) : null;
+    if (req === null) return { kind: 'other', what: 'request stats', tsMs };
+    return {
+      kind: 'range',
+      via: 'stats',
+      tsMs,
+      tookMs: parseGoDurationMs(o['time spent']),
+      ...req,
+      objects: null,
+      totalKeys: num(o['response count']),
+      bytes: num(o['response size']),
+      error: null,
+    };
+  }
+  if (typeof o['etcd-version'] === 'string') return { kind: 'other', what: 'version', version: o['etcd-version'], tsMs };
+  return { kind: 'other', what: msg.slice(0, 80), tsMs };
+}
+
+// capnslog PrettyFormatter: "2021-05-14 16:47:40.074621 W | etcdserver: message"
+const CAPNSLOG = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) ([DINWEC]) \| ([\w./-]+): (.*)$/;
+const CAPNS_RANGE = /^read-only range request ("(?:[^"\\]|\\.)*") (?:with result ("(?:[^"\\]|\\.)*") )?took too long [([]([^)\]]+)[)\]] to execute$/;
+
+/** true when a text line has capnslog's "date time L | pkg: " prefix. */
+export function isCapnslogLine(line: string): boolean {
+  return line.length > 30 && line.charCodeAt(4) === 45 && line.charCodeAt(10) === 32 && CAPNSLOG.test(line);
+}
+
+/** A capnslog text line → an entry, or null when it is not capnslog. Times carry no zone: read as UTC. */
+export function parseEtcdCapnslog(line: string): EtcdEntry | null {
+  const m = CAPNSLOG.exec(line);
+  if (!m) return null;
+  const tsMs = parseTimestampMs(m[1]!.replace(' ', 'T') + 'Z');
+  const pkg = m[3]!;
+  const msg = m[4]!;
+  if (pkg === 'etcdserver') {
+    const r = CAPNS_RANGE.exec(msg);
+    if (r) {
+      const reqText = readQuoted(r[1]!, 0)?.value ?? '';
+      const req = parseRangeRequestText(reqText);
+      if (req !== null) {
+        const resp = r[2] === undefined ? { objects: null, bytes: null, error: null } : parseRangeResponseText(readQuoted(r[2], 0)?.value ?? '');
+        return { kind: 'range', via: 'capnslog', tsMs, tookMs: parseGoDurationMs(r[3]), ...req, objects: resp.objects, totalKeys: null, bytes: resp.bytes, error: resp.error };
+      }
+    }
+    if (msg.includes('took too long')) return { kind: 'other', what: 'slow request', tsMs };
+  }
+  const v = /^etcd Version: (\S+)/.exec(msg);
+  if (v) return { kind: 'other', what: 'version', version: v[1]!, tsMs };
+  if (pkg === 'wal' && msg.startsWith('sync duration')) return { kind: 'other', what: 'wal sync', tsMs };
+  return { kind: 'other', what: `${pkg}`, tsMs };
+}
