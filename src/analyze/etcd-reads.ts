@@ -125,7 +125,7 @@ export class EtcdReads {
     const rg = r.range;
     const base = rg.resourceKey === '' ? '' : `${this.etcdPrefix}/${rg.apiGroup !== null ? rg.resourceKey : builtinKeyPrefix(rg.resource)}/`;
     const keyLabel =
-      base === '' ? r.key : rg.scope === 'single' ? (rg.namespace !== null ? `${base}<ns>/<name>` : `${base}<name>`) : rg.scope === 'namespace' ? `${base}<ns>/` : base;
+      base === '' || r.internal !== null ? r.key : rg.scope === 'single' ? (rg.namespace !== null ? `${base}<ns>/<name>` : `${base}<name>`) : rg.scope === 'namespace' ? `${base}<ns>/` : base;
     const limited = r.limit > 0;
     const k = `${r.internal ?? ''}|${rg.resourceKey}|${rg.scope}|${rg.namespace ?? ''}|${limited ? 1 : 0}|${minute}|${keyLabel}`;
     let a = this.aggs.get(k);

@@ -30,17 +30,18 @@ interface Col {
 /** Lays out columns in `width`: fixed minimums first, spare width shared by flex weight. */
 function fitColumns(cols: Col[], rows: string[][], width: number): number[] {
   const natural = cols.map((c, i) => Math.max(c.head.length, ...rows.map((r) => r[i]!.length)));
-  const widths = cols.map((c, i) => Math.min(natural[i]!, Math.max(c.min, c.head.length)));
+  // Numbers and times (flex 0) are never cut; text columns start at their minimum and share what is left.
+  const widths = cols.map((c, i) => (c.flex === 0 ? natural[i]! : Math.min(natural[i]!, Math.max(c.min, c.head.length))));
   const chrome = 2 * (cols.length - 1);
   let spare = width - chrome - widths.reduce((s, w) => s + w, 0);
   // Give each column what it wants, flex columns last and in proportion.
   for (let pass = 0; pass < 3 && spare > 0; pass++) {
     const wanting = cols.map((_, i) => i).filter((i) => natural[i]! > widths[i]!);
     if (wanting.length === 0) break;
-    const totalFlex = wanting.reduce((s, i) => s + (cols[i]!.flex || 0.2), 0);
+    const totalFlex = wanting.reduce((s, i) => s + cols[i]!.flex, 0);
     let used = 0;
     for (const i of wanting) {
-      const share = Math.max(1, Math.floor((spare * (cols[i]!.flex || 0.2)) / totalFlex));
+      const share = Math.max(1, Math.floor((spare * cols[i]!.flex) / totalFlex));
       const add = Math.min(share, natural[i]! - widths[i]!);
       widths[i]! += add;
       used += add;
@@ -81,6 +82,17 @@ function wrap(text: string, width: number, indent: string): string {
   }
   if (cur.length > 0) lines.push(cur);
   return lines.map((l, i) => (i === 0 ? l : indent + l)).join('\n');
+}
+
+/** "vector/0.34.1 (x86_64…)" → "vector/0.34.1": the product token; the full agent is in JSON and Markdown. */
+function shortAgent(ua: string): string {
+  const sp = ua.indexOf(' ');
+  return sp < 0 ? ua : ua.slice(0, sp);
+}
+
+/** "system:serviceaccount:ns:name" → "sa:ns:name", to fit a column. */
+function shortUser(u: string): string {
+  return u.startsWith('system:serviceaccount:') ? 'sa:' + u.slice(22) : u;
 }
 
 function resourceLabel(g: GroupReport): string {
@@ -131,10 +143,10 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
   const multiDay = t.firstSeen !== null && t.lastSeen !== null && t.firstSeen.slice(0, 10) !== t.lastSeen.slice(0, 10);
   const cols: Col[] = [
     { head: '#', min: 2, flex: 0, align: 'right' },
-    { head: 'client', min: 12, flex: 3 },
-    { head: 'user', min: 10, flex: 3 },
-    { head: 'resource', min: 8, flex: 1 },
-    { head: 'selector', min: 8, flex: 2 },
+    { head: 'client', min: 13, flex: 2 },
+    { head: 'user', min: 12, flex: 1 },
+    { head: 'resource', min: 9, flex: 1 },
+    { head: 'selector', min: 20, flex: 3 },
     { head: 'reqs', min: 4, flex: 0, align: 'right' },
     { head: 'nodes', min: 5, flex: 0, align: 'right' },
     { head: 'no RV', min: 5, flex: 0, align: 'right' },
@@ -142,12 +154,12 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
     { head: 'read/req', min: 8, flex: 0, align: 'right' },
     { head: 'ret/req', min: 7, flex: 0, align: 'right' },
     { head: 'amp', min: 5, flex: 0, align: 'right' },
-    { head: 'first–last', min: 10, flex: 0 },
+    { head: 'first–last', min: multiDay ? 23 : 17, flex: 0 },
   ];
   const rows = r.listGroups.map((g, i) => [
     String(i + 1),
-    safeText(g.userAgent || '(none)'),
-    safeText(g.username),
+    safeText(shortAgent(g.userAgent) || '(none)'),
+    safeText(shortUser(g.username)),
     safeText(resourceLabel(g)),
     safeText(g.selector || '–'),
     formatCount(g.requests),
