@@ -31,7 +31,7 @@ export function safeText(s: string): string {
 
 /** Escapes a string for a Markdown table cell or inline text. */
 export function escapeMarkdown(s: string): string {
-  return safeText(s).replace(/[\\`*_{}[\]<>()#+!|~]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : `\\${c}`));
+  return safeText(s).replace(/[\\`*_[\]<>|~]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : `\\${c}`));
 }
 
 /** Escapes a string for HTML text or attribute values. */

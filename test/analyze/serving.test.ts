@@ -1,0 +1,65 @@
+// The served-from classifier per version band, from DOMAIN.md §1 (cacher.go / delegator.go).
+import { describe, expect, it } from 'vitest';
+import { classifyRead, type ServingOptions } from '../../src/analyze/serving.js';
+import { parseRequestUri } from '../../src/model/request-uri.js';
+import { describeSelectors } from '../../src/model/selector.js';
+import { parseKubeVersion } from '../../src/model/kube-version.js';
+
+function verdict(version: string, verb: string, uri: string, extra: Partial<ServingOptions> = {}): string {
+  const p = parseRequestUri(uri);
+  const o: ServingOptions = { version: parseKubeVersion(version)!, etcdSupportsProgressNotify: null, consistentListFromCache: null, watchCacheDisabled: new Set(['events']), ...extra };
+  const v = classifyRead(verb, p.path.resource, p.path.namespace, p.query, describeSelectors(p.query.fieldSelector, p.query.labelSelector), o);
+  return `${v!.servedFrom}: ${v!.reason}`;
+}
+
+describe('classifyRead', () => {
+  const L = '/api/v1/pods';
+  const cases: Array<[string, string, string, string]> = [
+    // 1.27 – 1.30
+    ['1.27', 'list', `${L}`, 'etcd: no resourceVersion'],
+    ['1.29', 'list', `${L}?fieldSelector=spec.nodeName%3Dn1`, 'etcd: no resourceVersion'],
+    ['1.29', 'list', `${L}?limit=500`, 'etcd: no resourceVersion (paginated)'],
+    ['1.29', 'list', `${L}?limit=500&resourceVersion=0`, 'cache: resourceVersion=0'],
+    ['1.29', 'list', `${L}?resourceVersion=0&resourceVersionMatch=NotOlderThan`, 'cache: resourceVersion=0'],
+    ['1.29', 'list', `${L}?resourceVersion=123`, 'cache: resourceVersion=N, no limit'],
+    ['1.29', 'list', `${L}?limit=500&resourceVersion=123`, 'etcd: limit with resourceVersion≠0 (exact page)'],
+    ['1.29', 'list', `${L}?continue=abc&limit=500`, 'etcd: continue token'],
+    ['1.29', 'list', `${L}?resourceVersion=123&resourceVersionMatch=Exact`, 'etcd: resourceVersionMatch=Exact'],
+    ['1.30', 'list', `/api/v1/namespaces/ns/events?resourceVersion=0`, 'etcd: events: watch cache off by default'],
+    // 1.31 – 1.33
+    ['1.31', 'list', `${L}`, 'cache: no resourceVersion, consistent read from cache (1.31+)'],
+    ['1.31', 'list', `${L}?limit=500`, 'cache: no resourceVersion, consistent read from cache (1.31+)'],
+    ['1.32', 'list', `${L}?continue=abc&limit=500`, 'etcd: continue token'],
+    ['1.33', 'list', `${L}?limit=500&resourceVersion=123`, 'etcd: limit with resourceVersion≠0 (exact page)'],
+    ['1.33', 'list', `${L}?resourceVersion=123&resourceVersionMatch=Exact`, 'etcd: resourceVersionMatch=Exact'],
+    ['1.31', 'list', `${L}?limit=500&resourceVersion=5&resourceVersionMatch=NotOlderThan`, 'cache: resourceVersionMatch=NotOlderThan'],
+    // 1.34+
+    ['1.34', 'list', `${L}?continue=abc&limit=500`, 'cache: continue token from cache snapshot (1.34+, if still in history)'],
+    ['1.35', 'list', `${L}?resourceVersion=9&resourceVersionMatch=Exact`, 'cache: resourceVersionMatch=Exact from cache snapshot (1.34+, if still in history)'],
+    // gets
+    ['1.29', 'get', '/api/v1/namespaces/ns/pods/p', 'etcd: get without resourceVersion'],
+    ['1.34', 'get', '/api/v1/namespaces/ns/pods/p?resourceVersion=0', 'cache: get with resourceVersion'],
+    // watches
+    ['1.27.12', 'watch', `${L}?watch=true`, 'etcd: watch without resourceVersion (this patch release reads etcd)'],
+    ['1.27.13', 'watch', `${L}?watch=true`, 'cache: watch without resourceVersion, from cache'],
+    ['1.29.3', 'watch', `${L}?watch=true`, 'etcd: watch without resourceVersion (this patch release reads etcd)'],
+    ['1.29', 'watch', `${L}?watch=true&resourceVersion=10`, 'cache: watch from resourceVersion'],
+    ['1.34', 'watch', `${L}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`, 'cache: watch-list (sendInitialEvents) from cache'],
+  ];
+  it.each(cases)('%s %s %s → %s', (version, verb, uri, want) => {
+    expect(verdict(version, verb, uri)).toBe(want);
+  });
+
+  it('sends rv="" lists to etcd on 1.31+ when etcd lacks progress notify (3.5.0–3.5.12)', () => {
+    expect(verdict('1.31', 'list', L, { etcdSupportsProgressNotify: false })).toBe('etcd: no resourceVersion (etcd lacks progress notify)');
+  });
+
+  it('serves rv="" unpaginated lists from cache on 1.28–1.30 only with the gate turned on', () => {
+    expect(verdict('1.29', 'list', L, { consistentListFromCache: true })).toBe('cache: no resourceVersion, consistent read from cache (gate on)');
+    expect(verdict('1.29', 'list', `${L}?limit=500`, { consistentListFromCache: true })).toBe('etcd: no resourceVersion (paginated)');
+  });
+
+  it('treats a resource with its watch cache disabled as etcd', () => {
+    expect(verdict('1.34', 'list', '/api/v1/secrets?resourceVersion=0', { watchCacheDisabled: new Set(['events', 'secrets']) })).toBe('etcd: watch cache disabled for resource');
+  });
+});

@@ -1,0 +1,78 @@
+// The real CLI as a child process: help, exit codes, stdin, gzip, and a reader that goes away (EPIPE).
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { BIN, ROOT, runCli, spawnCli } from '../support.js';
+
+describe('audit-scan as a process', () => {
+  it('prints help with examples and exit codes, exit 0', async () => {
+    const r = await spawnCli(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Exit status:');
+    expect(r.stdout).toContain('kubectl logs');
+  });
+
+  it('prints its version', async () => {
+    const r = await spawnCli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')).version);
+  });
+
+  it('exits 2 naming the flag on a usage error, before reading input', async () => {
+    const r = await spawnCli(['--output', 'yaml', 'fixtures/demo']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--output');
+    const t = await spawnCli(['--top', 'zero', 'fixtures/demo']);
+    expect(t.code).toBe(2);
+    expect(t.stderr).toContain('--top');
+  });
+
+  it('reports a missing file, scans the rest, exits 1', async () => {
+    const r = await spawnCli(['-o', 'json', 'no-such.log', 'fixtures/audit/seed-vector-requestresponse.jsonl']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no-such.log: no such file or directory');
+    expect(JSON.parse(r.stdout).totals.requests).toBe(8);
+  });
+
+  it('reads gzip on stdin with -', async () => {
+    const gz = gzipSync(readFileSync(`${ROOT}/fixtures/audit/seed-vector-requestresponse.jsonl`));
+    const r = await spawnCli(['-o', 'json', '-'], gz);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).inputs[0]).toMatchObject({ name: '(stdin)', gzip: true, auditEvents: 8 });
+  });
+
+  it('reads stdin when no file is given and stdin is a pipe', async () => {
+    const r = await spawnCli(['-o', 'json'], readFileSync(`${ROOT}/fixtures/etcd/seed-slow-range.jsonl`));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).totals.etcdSlowRanges).toBe(8);
+  });
+
+  it('prints usage and exits 2 with no file and stdin on a terminal', async () => {
+    const r = await runCli([], null, { stdinIsTTY: true });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('stdin is a terminal');
+  });
+
+  it('reports a corrupt gzip and exits 1, keeping what was read', async () => {
+    const gz = gzipSync(readFileSync(`${ROOT}/fixtures/demo/apiserver-b-audit.log`));
+    const r = await spawnCli(['-o', 'json', '-'], gz.subarray(0, Math.floor(gz.length / 2)));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\(stdin\): .*(unexpected end of file|corrupt)/);
+    expect(JSON.parse(r.stdout).inputs[0].auditEvents).toBeGreaterThan(100);
+  });
+
+  it('exits 0 quietly when the reader closes the pipe (| head)', async () => {
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(process.execPath, [BIN, '-o', 'json', 'fixtures/demo'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.stdout.once('data', () => child.stdout.destroy());
+      child.on('close', (c) => {
+        expect(stderr).not.toContain('Error');
+        resolve(c);
+      });
+    });
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,60 @@
+// Test helpers: run the CLI in-process with captured streams, or as a real child process.
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { run } from '../src/cli/main.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const BIN = fileURLToPath(new URL('../bin/audit-scan.js', import.meta.url));
+
+class Sink extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
+    this.text += chunk.toString('utf8');
+    cb();
+  }
+}
+
+/** Runs audit-scan in-process: fixed width, no colour, UTC. */
+export async function runCli(args: string[], stdinText: string | Buffer | null = null, opts: { stdinIsTTY?: boolean } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new Sink();
+  const stderr = new Sink();
+  const stdin = stdinText === null ? new PassThrough() : Readable.from([Buffer.from(stdinText)]);
+  if (stdinText === null) (stdin as PassThrough).end();
+  const code = await run(args, { stdin, stdout, stderr, stdinIsTTY: opts.stdinIsTTY ?? false, stdoutIsTTY: false, columns: undefined, env: { NO_COLOR: '1', TZ: 'UTC' } });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** Runs bin/audit-scan.js as a child process. */
+export function spawnCli(args: string[], stdin: Buffer | string | null = null): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', TZ: 'UTC' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (stdin !== null) child.stdin.end(stdin);
+    else child.stdin.end();
+  });
+}
+
+/** One audit event line with sensible defaults. */
+export function auditLine(f: Record<string, unknown>): string {
+  return JSON.stringify({
+    kind: 'Event',
+    apiVersion: 'audit.k8s.io/v1',
+    level: 'Metadata',
+    auditID: 'id-1',
+    stage: 'ResponseComplete',
+    requestURI: '/api/v1/pods',
+    verb: 'list',
+    user: { username: 'u' },
+    userAgent: 'ua/1',
+    objectRef: { resource: 'pods', apiVersion: 'v1' },
+    responseStatus: { code: 200 },
+    requestReceivedTimestamp: '2026-01-01T00:00:00.000000Z',
+    stageTimestamp: '2026-01-01T00:00:00.100000Z',
+    ...f,
+  });
+}
