@@ -48,10 +48,18 @@ export interface VersionEvidence {
 /** Collects component versions from (username, userAgent) pairs; bounded by distinct versions. */
 export class VersionEvidenceCollector {
   private readonly seen = new Map<string, VersionEvidence>();
+  /** last (username, userAgent) pair that matched, so kubelet-heavy logs skip the parsing */
+  private lastUser = '';
+  private lastAgent = '';
+  private lastKey = '';
 
   /** Records one request's user agent if it is a control-plane component's. */
   add(username: string, userAgent: string, weight = 1): void {
     if (userAgent.length === 0 || userAgent.charCodeAt(0) !== 107 /* k */) return;
+    if (userAgent === this.lastAgent && (username === this.lastUser || (username.startsWith('system:node:') && this.lastUser.startsWith('system:node:')))) {
+      this.seen.get(this.lastKey)!.events += weight;
+      return;
+    }
     for (const c of COMPONENTS) {
       if (!userAgent.startsWith(c.ua) || !c.user(username)) continue;
       const end = userAgent.indexOf(' ', c.ua.length);
@@ -61,6 +69,9 @@ export class VersionEvidenceCollector {
       const e = this.seen.get(key);
       if (e) e.events += weight;
       else this.seen.set(key, { component: c.ua.slice(0, -1), version, events: weight, rank: c.rank });
+      this.lastUser = username;
+      this.lastAgent = userAgent;
+      this.lastKey = key;
       return;
     }
   }

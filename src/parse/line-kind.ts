@@ -56,8 +56,10 @@ export function stripPrefixes(line: string): { rest: string; prefixed: boolean }
 export function classifyLine(line: string): LineKind {
   let s = line;
   if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
-  if (s.length === 0 || s.trim().length === 0) return { kind: 'blank' };
+  if (s.length === 0) return { kind: 'blank' };
   const c0 = s.charCodeAt(0);
+  if (c0 === 123) return { kind: 'json', text: s, prefixed: false }; // the common case: no copy, no regex
+  if (s.trim().length === 0) return { kind: 'blank' };
   if (c0 === 123 || c0 === 91 && s.charCodeAt(1) !== 112 /* "[p" of [pod/ */) return { kind: 'json', text: s, prefixed: false };
   const { rest, prefixed } = stripPrefixes(s);
   const c = rest.charCodeAt(0);
