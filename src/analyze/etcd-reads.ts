@@ -191,20 +191,25 @@ export class EtcdReads {
         this.aggs.set(k, { ...b });
         continue;
       }
-      a.reads += b.reads;
-      a.objectsSum += b.objectsSum;
-      a.objectsN += b.objectsN;
-      a.objectsMax = Math.max(a.objectsMax, b.objectsMax);
-      a.totalKeysMax = Math.max(a.totalKeysMax, b.totalKeysMax);
-      a.bytesSum += b.bytesSum;
-      a.bytesN += b.bytesN;
-      a.bytesMax = Math.max(a.bytesMax, b.bytesMax);
-      a.tookSum += b.tookSum;
-      a.tookN += b.tookN;
-      a.tookMax = Math.max(a.tookMax, b.tookMax);
-      a.errors += b.errors;
-      if (b.firstMs !== null && (a.firstMs === null || b.firstMs < a.firstMs)) a.firstMs = b.firstMs;
-      if (b.lastMs !== null && (a.lastMs === null || b.lastMs > a.lastMs)) a.lastMs = b.lastMs;
+      mergeAgg(a, b);
     }
   }
+}
+
+/** Adds aggregate `b` into `a` (same range; used to merge workers' shares and to sum minutes). */
+export function mergeAgg(a: EtcdAgg, b: EtcdAgg): void {
+  a.reads += b.reads;
+  a.objectsSum += b.objectsSum;
+  a.objectsN += b.objectsN;
+  a.objectsMax = Math.max(a.objectsMax, b.objectsMax);
+  a.totalKeysMax = Math.max(a.totalKeysMax, b.totalKeysMax);
+  a.bytesSum += b.bytesSum;
+  a.bytesN += b.bytesN;
+  a.bytesMax = Math.max(a.bytesMax, b.bytesMax);
+  a.tookSum += b.tookSum;
+  a.tookN += b.tookN;
+  a.tookMax = Math.max(a.tookMax, b.tookMax);
+  a.errors += b.errors;
+  if (b.firstMs !== null && (a.firstMs === null || b.firstMs < a.firstMs)) a.firstMs = b.firstMs;
+  if (b.lastMs !== null && (a.lastMs === null || b.lastMs > a.lastMs)) a.lastMs = b.lastMs;
 }

@@ -5,7 +5,7 @@
 import { classifyRead, type ServingOptions } from './serving.js';
 import { querySignature, type ReadGroup } from './read-groups.js';
 import { resourceKeyOf, type ScanState } from './scan-state.js';
-import type { EtcdAgg } from './etcd-reads.js';
+import { mergeAgg, type EtcdAgg } from './etcd-reads.js';
 import { renderApfYaml } from './apf.js';
 import { formatKubeVersion, inferKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
 import { formatTimestamp } from '../parse/time.js';
@@ -411,19 +411,7 @@ function summarizeEtcd(aggs: EtcdAgg[]): EtcdRangeReport[] {
       m.set(k, { ...a });
       continue;
     }
-    b.reads += a.reads;
-    b.objectsSum += a.objectsSum;
-    b.objectsN += a.objectsN;
-    b.objectsMax = Math.max(a.objectsMax, b.objectsMax);
-    b.bytesSum += a.bytesSum;
-    b.bytesN += a.bytesN;
-    b.bytesMax = Math.max(a.bytesMax, b.bytesMax);
-    b.tookSum += a.tookSum;
-    b.tookN += a.tookN;
-    b.tookMax = Math.max(a.tookMax, b.tookMax);
-    b.errors += a.errors;
-    if (a.firstMs !== null && (b.firstMs === null || a.firstMs < b.firstMs)) b.firstMs = a.firstMs;
-    if (a.lastMs !== null && (b.lastMs === null || a.lastMs > b.lastMs)) b.lastMs = a.lastMs;
+    mergeAgg(b, a);
   }
   return [...m.values()]
     .map((a) => ({
