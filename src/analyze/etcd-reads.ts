@@ -23,6 +23,34 @@ export interface EtcdRead {
   internal: string | null; // why it is the apiserver's own read, or null for a client read
   range: EtcdKeyRange;
   vias: Set<EtcdRangeEntry['via']>;
+  /** created in the first second of a segment: its other lines may sit at the end of the previous segment */
+  provisional: boolean;
+}
+
+/** The reads at a segment's edges, merged across the boundary by joinSegments(). */
+export interface EtcdSegmentEdges {
+  head: EtcdRead[];
+  tail: EtcdRead[];
+}
+
+/** true when two partial reads are lines of the same read (see PAIR_WINDOW_MS). */
+function sameRead(r: Pick<EtcdRead, 'vias' | 'key' | 'rangeEnd' | 'tsMs' | 'objects'>, vias: Iterable<EtcdRangeEntry['via']>, e: Pick<EtcdRead, 'key' | 'rangeEnd' | 'tsMs' | 'objects'>): boolean {
+  for (const v of vias) if (r.vias.has(v) || v === 'capnslog') return false;
+  if (r.vias.has('capnslog') || r.key !== e.key || r.rangeEnd !== e.rangeEnd) return false;
+  if (r.tsMs !== null && e.tsMs !== null && Math.abs(r.tsMs - e.tsMs) > PAIR_WINDOW_MS) return false;
+  if (r.objects !== null && e.objects !== null && r.objects !== e.objects) return false;
+  return true;
+}
+
+/** Folds the fields of `b` (another line, or another partial read) into `r`. */
+function absorb(r: EtcdRead, b: Pick<EtcdRead, 'objects' | 'totalKeys' | 'bytes' | 'error' | 'limit' | 'tookMs'>, vias: Iterable<EtcdRangeEntry['via']>): void {
+  for (const v of vias) r.vias.add(v);
+  r.objects ??= b.objects;
+  r.totalKeys ??= b.totalKeys;
+  r.bytes ??= b.bytes;
+  r.error ??= b.error;
+  if (b.limit > 0) r.limit = b.limit;
+  if (r.tookMs === null || (b.tookMs !== null && b.tookMs > r.tookMs)) r.tookMs = b.tookMs;
 }
 
 /** Why a read is the apiserver's own (DOMAIN.md §1.8, §4), or null. */
@@ -71,22 +99,17 @@ export class EtcdReads {
 
   constructor(private readonly etcdPrefix: string) {}
 
+  private headUntilMs: number | null = null;
+  private headReads: EtcdRead[] = [];
+
   /** Adds one line's entry; merges it into a held read of the same range when it is the same read. */
   add(e: EtcdRangeEntry): void {
     for (const r of this.held) {
-      if (r.vias.has(e.via) || r.key !== e.key || r.rangeEnd !== e.rangeEnd) continue;
-      if (r.tsMs !== null && e.tsMs !== null && Math.abs(r.tsMs - e.tsMs) > PAIR_WINDOW_MS) continue;
-      if (r.objects !== null && e.objects !== null && r.objects !== e.objects) continue;
-      if (e.via === 'capnslog' || r.vias.has('capnslog')) continue;
-      r.vias.add(e.via);
-      r.objects ??= e.objects;
-      r.totalKeys ??= e.totalKeys;
-      r.bytes ??= e.bytes;
-      r.error ??= e.error;
-      if (e.limit > 0) r.limit = e.limit;
-      if (r.tookMs === null || (e.tookMs !== null && e.tookMs > r.tookMs)) r.tookMs = e.tookMs;
+      if (!sameRead(r, [e.via], e)) continue;
+      absorb(r, e, [e.via]);
       return;
     }
+    if (this.headUntilMs === null && e.tsMs !== null) this.headUntilMs = e.tsMs + 1000;
     const range = describeEtcdKey(e.key, e.rangeEnd, this.etcdPrefix);
     this.held.push({
       tsMs: e.tsMs,
@@ -101,20 +124,54 @@ export class EtcdReads {
       internal: internalReason(e, range, this.etcdPrefix),
       range,
       vias: new Set([e.via]),
+      provisional: this.headUntilMs === null || e.tsMs === null || e.tsMs <= this.headUntilMs,
     });
     // Release reads that are too old to be paired with a later line.
     while (this.held.length > MERGE_WINDOW || (this.held.length > 1 && e.tsMs !== null && this.held[0]!.tsMs !== null && e.tsMs - this.held[0]!.tsMs > 1000)) {
-      this.emit(this.held.shift()!);
+      this.release(this.held.shift()!);
     }
   }
 
-  /** Ends one stream: every held read is final. */
-  flush(): void {
-    for (const r of this.held) this.emit(r);
-    this.held = [];
+  private release(r: EtcdRead): void {
+    if (r.provisional) this.headReads.push(r);
+    else this.emit(r);
   }
 
-  private emit(r: EtcdRead): void {
+  /** Ends a segment without deciding its edges: reads of its first second, and the reads still held at its
+   * end, may be halves of reads whose other line is in the neighbouring segment. */
+  endSegment(): EtcdSegmentEdges {
+    const head = this.headReads;
+    const tail: EtcdRead[] = [];
+    for (const r of this.held) (r.provisional ? head : tail).push(r);
+    this.held = [];
+    this.headReads = [];
+    this.headUntilMs = null;
+    return { head, tail };
+  }
+
+  /** Joins the tail of one segment with the head of the next (same input, in order) and counts them all. */
+  joinSegments(tail: EtcdRead[], head: EtcdRead[]): void {
+    const rest = [...tail];
+    for (const h of head) {
+      const i = rest.findIndex((t) => sameRead(t, h.vias, h));
+      if (i >= 0) {
+        absorb(rest[i]!, h, h.vias);
+        continue;
+      }
+      rest.push(h);
+    }
+    for (const r of rest) this.emit(r);
+  }
+
+  /** Ends one stream that is not split into segments: every held read is final. */
+  flush(): void {
+    const { head, tail } = this.endSegment();
+    this.joinSegments([], head);
+    this.joinSegments(tail, []);
+  }
+
+  /** Counts one finished read into the aggregates. */
+  emit(r: EtcdRead): void {
     if (r.internal !== null) {
       this.internalReads++;
       this.internalByReason.set(r.internal, (this.internalByReason.get(r.internal) ?? 0) + 1);
@@ -181,7 +238,7 @@ export class EtcdReads {
   }
 
   /** Folds another EtcdReads (flushed) into this one. */
-  merge(o: EtcdReads): void {
+  merge(o: Pick<EtcdReads, 'aggs' | 'clientReads' | 'internalReads' | 'internalByReason'>): void {
     this.clientReads += o.clientReads;
     this.internalReads += o.internalReads;
     for (const [r, n] of o.internalByReason) this.internalByReason.set(r, (this.internalByReason.get(r) ?? 0) + n);

@@ -128,8 +128,8 @@ export class ReadGroups {
   }
 
   /** Folds another ReadGroups (another worker's share of the input) into this one. */
-  merge(other: ReadGroups): void {
-    for (const [key, o] of other.groups) {
+  merge(other: Map<string, ReadGroup>): void {
+    for (const [key, o] of other) {
       const g = this.groups.get(key);
       if (g === undefined) {
         this.groups.set(key, o);

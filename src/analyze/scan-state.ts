@@ -5,11 +5,11 @@
 import { isTerminalStage, looksLikeAuditEvent, normalizeAuditEvent, type AuditEvent } from '../model/audit-event.js';
 import { parseRequestUri } from '../model/request-uri.js';
 import { describeSelectors } from '../model/selector.js';
-import { VersionEvidenceCollector } from '../model/kube-version.js';
+import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
 import { classifyLine } from '../parse/line-kind.js';
 import { parseEtcdCapnslog, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
-import { ReadGroups } from './read-groups.js';
-import { EtcdReads } from './etcd-reads.js';
+import { ReadGroups, type ReadGroup } from './read-groups.js';
+import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
 
 /** Counts for one input (file or stdin). The JSON contract's inputs[] is built from this. */
 export interface InputStats {
@@ -50,10 +50,61 @@ export interface Counters {
   tokenRequests: number;
 }
 
-interface StreamState {
-  input: InputStats;
+/** One consecutive piece of one input: a whole file, or one worker's byte range or chunk of it. Dedup state
+ * is per segment; reconcile() joins segments in input order, so a split never changes a count. */
+interface Segment {
+  inputIndex: number;
+  input: InputStats; // this segment's counts, added to the input's at reconcile()
   startMs: number | null;
   etcd: EtcdReads;
+  pending: Map<string, AuditEvent>;
+  recent: Set<string>;
+  recentRing: string[];
+  recentPos: number;
+  head: Set<string>;
+}
+
+/** What a finished segment hands to reconcile(): its counts, its open requests and its edges. */
+export interface SegmentResult {
+  inputIndex: number;
+  input: InputStats;
+  /** requests seen only at a non-final stage in this segment */
+  leftovers: Map<string, AuditEvent>;
+  /** final-stage events of requests received before this segment began (plus slack) */
+  head: Set<string>;
+  etcdEdges: EtcdSegmentEdges;
+}
+
+/** The aggregates of a ScanState, as a worker posts them (structured clone keeps Maps and Sets). */
+export interface StateSnapshot {
+  groups: Map<string, ReadGroup>;
+  etcd: { aggs: Map<string, EtcdAgg>; clientReads: number; internalReads: number; internalByReason: Map<string, number> };
+  versions: VersionEvidence[];
+  etcdVersions: Map<string, number>;
+  clusterNodes: Set<string>;
+  fullListObjects: Map<string, number>;
+  counters: Counters;
+  userAgents: Map<string, number>;
+}
+
+/** Adds segment counts `b` into input counts `a`. */
+function addInputStats(a: InputStats, b: InputStats): void {
+  a.lines += b.lines;
+  a.auditEvents += b.auditEvents;
+  a.etcdEntries += b.etcdEntries;
+  a.otherLines += b.otherLines;
+  a.skippedLines += b.skippedLines;
+  a.blankLines += b.blankLines;
+  a.repairedLines += b.repairedLines;
+  a.skippedItems += b.skippedItems;
+  a.duplicateEvents += b.duplicateEvents;
+  for (const [k, n] of b.skipReasons) a.skipReasons.set(k, (a.skipReasons.get(k) ?? 0) + n);
+  for (const [k, n] of b.otherKinds) a.otherKinds.set(k, (a.otherKinds.get(k) ?? 0) + n);
+  if (b.format === 'documents') a.format = 'documents';
+  if (b.gzip) a.gzip = true;
+  a.error ??= b.error;
+  if (b.firstMs !== null && (a.firstMs === null || b.firstMs < a.firstMs)) a.firstMs = b.firstMs;
+  if (b.lastMs !== null && (a.lastMs === null || b.lastMs > a.lastMs)) a.lastMs = b.lastMs;
 }
 
 function newInputStats(name: string): InputStats {
@@ -98,14 +149,13 @@ export class ScanState {
   readonly counters: Counters = { requests: 0, pendingEvicted: 0, byVerb: new Map(), tokenRequests: 0 };
   readonly userAgents = new Map<string, number>();
 
-  private readonly pending = new Map<string, AuditEvent>();
-  private readonly recent = new Set<string>();
-  private readonly recentRing: string[] = new Array(RECENT_TERMINALS);
-  private recentPos = 0;
-  /** final-stage events near a stream's start, which may complete a request left pending by another stream */
-  private readonly headTerminals = new Set<string>();
-  private stream: StreamState | null = null;
+  private segment: Segment | null = null;
   private syntheticIds = 0;
+  /** reconcile(): requests still open after the segments so far, and each input's last etcd tail */
+  private readonly leftovers = new Map<string, AuditEvent>();
+  private readonly etcdTails = new Map<number, EtcdRead[]>();
+  /** every segment's head set: a later segment's leftover may be completed by an earlier-read file */
+  private readonly heads = new Set<string>();
 
   constructor(
     private readonly etcdPrefix: string,
@@ -114,26 +164,113 @@ export class ScanState {
     this.etcd = new EtcdReads(etcdPrefix);
   }
 
-  /** Starts a new input; lines are attributed to it until endInput(). */
-  beginInput(name: string): InputStats {
+  /** Registers an input; returns its index (for segments read elsewhere, e.g. by workers). */
+  addInput(name: string): number {
+    this.inputs.push(newInputStats(name));
+    return this.inputs.length - 1;
+  }
+
+  /** Starts a segment of input `inputIndex`; lines are attributed to it until endSegment(). */
+  beginSegment(inputIndex: number, name: string): InputStats {
     const input = newInputStats(name);
-    this.inputs.push(input);
-    this.stream = { input, startMs: null, etcd: new EtcdReads(this.etcdPrefix) };
+    this.segment = {
+      inputIndex,
+      input,
+      startMs: null,
+      etcd: new EtcdReads(this.etcdPrefix),
+      pending: new Map(),
+      recent: new Set(),
+      recentRing: new Array(RECENT_TERMINALS),
+      recentPos: 0,
+      head: new Set(),
+    };
     return input;
   }
 
-  /** Ends the current input: flushes the etcd line merger. */
-  endInput(): void {
-    const s = this.stream;
-    if (s === null) return;
-    s.etcd.flush();
-    this.etcd.merge(s.etcd);
-    this.stream = null;
+  /** Ends the current segment; its finished etcd reads go to this state's aggregates. */
+  endSegment(): SegmentResult {
+    const g = this.cur();
+    const edges = g.etcd.endSegment();
+    this.etcd.merge(g.etcd);
+    this.segment = null;
+    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, etcdEdges: edges };
   }
 
-  private cur(): StreamState {
-    if (this.stream === null) throw new Error('ScanState: no input begun');
-    return this.stream;
+  /** Adds a finished segment to the scan. Call in input order, segment by segment. */
+  reconcile(r: SegmentResult): void {
+    addInputStats(this.inputs[r.inputIndex]!, r.input);
+    for (const id of r.head) {
+      this.leftovers.delete(id);
+      if (this.heads.size < MAX_PENDING) this.heads.add(id);
+    }
+    for (const [id, e] of r.leftovers) {
+      if (this.leftovers.has(id) || this.heads.has(id)) continue;
+      this.leftovers.set(id, e);
+      if (this.leftovers.size > MAX_PENDING) {
+        const [oldId, old] = this.leftovers.entries().next().value as [string, AuditEvent];
+        this.leftovers.delete(oldId);
+        this.counters.pendingEvicted++;
+        this.countRequest(old);
+      }
+    }
+    this.etcd.joinSegments(this.etcdTails.get(r.inputIndex) ?? [], r.etcdEdges.head);
+    this.etcdTails.set(r.inputIndex, r.etcdEdges.tail);
+  }
+
+  /** Single-stream convenience: registers an input and begins its only segment. */
+  beginInput(name: string): InputStats {
+    const i = this.addInput(name);
+    return this.beginSegment(i, name);
+  }
+
+  /** Ends the input begun with beginInput(). */
+  endInput(): void {
+    if (this.segment === null) return;
+    this.reconcile(this.endSegment());
+  }
+
+  /** Ends the scan: closes every input's last etcd tail, and counts requests that never showed a final stage
+   * (cut logs, long watches) unless a later segment completed them. */
+  finishPending(): void {
+    for (const tail of this.etcdTails.values()) this.etcd.joinSegments(tail, []);
+    this.etcdTails.clear();
+    for (const e of this.leftovers.values()) this.countRequest(e);
+    this.leftovers.clear();
+    this.heads.clear();
+  }
+
+  /** The aggregates, for posting from a worker. */
+  snapshot(): StateSnapshot {
+    return {
+      groups: this.groups.groups,
+      etcd: { aggs: this.etcd.aggs, clientReads: this.etcd.clientReads, internalReads: this.etcd.internalReads, internalByReason: this.etcd.internalByReason },
+      versions: this.versions.list(),
+      etcdVersions: this.etcdVersions,
+      clusterNodes: this.clusterNodes,
+      fullListObjects: this.fullListObjects,
+      counters: this.counters,
+      userAgents: this.userAgents,
+    };
+  }
+
+  /** Folds a worker's aggregates into this state. Order-independent. */
+  mergeSnapshot(o: StateSnapshot): void {
+    this.groups.merge(o.groups);
+    this.etcd.merge(o.etcd);
+    this.versions.mergeList(o.versions);
+    for (const [k, n] of o.etcdVersions) bump(this.etcdVersions, k, n);
+    for (const n of o.clusterNodes) this.clusterNodes.add(n);
+    for (const [k, n] of o.fullListObjects) if ((this.fullListObjects.get(k) ?? -1) < n) this.fullListObjects.set(k, n);
+    this.counters.requests += o.counters.requests;
+    this.counters.pendingEvicted += o.counters.pendingEvicted;
+    this.counters.tokenRequests += o.counters.tokenRequests;
+    for (const [k, n] of o.counters.byVerb) bump(this.counters.byVerb, k, n);
+    for (const [k, n] of o.userAgents) if (this.userAgents.size < 100_000 || this.userAgents.has(k)) bump(this.userAgents, k, n);
+  }
+
+  private cur(): Segment {
+    if (this.segment === null) throw new Error('ScanState: no segment begun');
+    return this.segment;
   }
 
   private skipLine(where: string, reason: string, text: string): void {
@@ -313,57 +450,45 @@ export class ScanState {
     if (inp.lastMs === null || t > inp.lastMs) inp.lastMs = t;
   }
 
-  private rememberTerminal(id: string): void {
-    const old = this.recentRing[this.recentPos];
-    if (old !== undefined) this.recent.delete(old);
-    this.recentRing[this.recentPos] = id;
-    this.recentPos = (this.recentPos + 1) % RECENT_TERMINALS;
-    this.recent.add(id);
+  private rememberTerminal(g: Segment, id: string): void {
+    const old = g.recentRing[g.recentPos];
+    if (old !== undefined) g.recent.delete(old);
+    g.recentRing[g.recentPos] = id;
+    g.recentPos = (g.recentPos + 1) % RECENT_TERMINALS;
+    g.recent.add(id);
   }
 
   /** Adds one normalised event: dedups stages by auditID, then counts the request once. */
   addAuditEvent(e: AuditEvent): void {
-    const s = this.cur();
-    s.input.auditEvents++;
+    const g = this.cur();
+    g.input.auditEvents++;
     const t = e.stageMs ?? e.receivedMs;
     if (t !== null) {
-      this.touchTime(s.input, t);
-      if (s.startMs === null) s.startMs = t;
+      this.touchTime(g.input, t);
+      if (g.startMs === null) g.startMs = t;
     }
     const id = e.auditID;
     if (isTerminalStage(e.stage)) {
-      if (this.recent.has(id)) {
-        s.input.duplicateEvents++;
+      if (g.recent.has(id)) {
+        g.input.duplicateEvents++;
         return;
       }
-      this.rememberTerminal(id);
-      if (!this.pending.delete(id) && e.receivedMs !== null && s.startMs !== null && e.receivedMs <= s.startMs + HEAD_SLACK_MS) {
-        this.headTerminals.add(id);
-      }
+      this.rememberTerminal(g, id);
+      g.pending.delete(id);
+      // A request received before this segment began may have an earlier stage in the previous segment.
+      if (e.receivedMs !== null && g.startMs !== null && e.receivedMs <= g.startMs + HEAD_SLACK_MS) g.head.add(id);
       this.countRequest(e);
       return;
     }
-    if (this.recent.has(id)) return; // an earlier stage logged after the final one
-    if (this.pending.has(id)) {
-      this.pending.set(id, e); // RequestReceived then ResponseStarted: keep the later
-      return;
-    }
-    this.pending.set(id, e);
-    if (this.pending.size > MAX_PENDING) {
-      const [oldId, oldEvent] = this.pending.entries().next().value as [string, AuditEvent];
-      this.pending.delete(oldId);
+    if (g.recent.has(id)) return; // an earlier stage logged after the final one
+    g.pending.delete(id); // RequestReceived then ResponseStarted: keep the later, in insertion order
+    g.pending.set(id, e);
+    if (g.pending.size > MAX_PENDING) {
+      const [oldId, oldEvent] = g.pending.entries().next().value as [string, AuditEvent];
+      g.pending.delete(oldId);
       this.counters.pendingEvicted++;
       this.countRequest(oldEvent);
     }
-  }
-
-  /** Counts requests that never showed a final stage (cut logs, long watches), unless another stream completed them. */
-  finishPending(): void {
-    for (const [id, e] of this.pending) {
-      if (this.headTerminals.has(id)) continue;
-      this.countRequest(e);
-    }
-    this.pending.clear();
   }
 
   private countRequest(e: AuditEvent): void {

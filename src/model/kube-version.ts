@@ -76,9 +76,9 @@ export class VersionEvidenceCollector {
     }
   }
 
-  /** Merges another collector (from another input or worker). */
-  merge(other: VersionEvidenceCollector): void {
-    for (const e of other.list()) {
+  /** Merges another collector's evidence (from another input or worker). */
+  mergeList(list: VersionEvidence[]): void {
+    for (const e of list) {
       const key = `${e.component}/${e.version}`;
       const mine = this.seen.get(key);
       if (mine) mine.events += e.events;
