@@ -6,7 +6,9 @@ import type { Readable } from 'node:stream';
 import { ScanState, type SkipListener } from './analyze/scan-state.js';
 import { createDocumentReader } from './input/json-document.js';
 import { LineSplitter } from './input/lines.js';
+import { promises as fsp } from 'node:fs';
 import { describeFsError, openRaw, readBytes, type Source } from './input/sources.js';
+import type { ScanPool } from './parallel/pool.js';
 
 /** Options of the reading stage. */
 export interface ReadOptions {
@@ -15,10 +17,21 @@ export interface ReadOptions {
   onSkip: SkipListener | null;
   /** called with bytes read so far, for progress display */
   onProgress?: (source: Source, bytes: number) => void;
+  /** called with each number of bytes read (by any thread), for the progress bar */
+  onBytes?: (n: number) => void;
   maxLineBytes?: number;
   /** set by SIGINT: stop reading and report what was read */
   shouldStop?: () => boolean;
+  /** worker threads for big plain files and for gzip or stdin streams; 1 = read on this thread */
+  threads?: number;
+  /** files below this size are read on this thread (workers cost ~30 ms to start) */
+  minSplitBytes?: number;
 }
+
+/** Default for ReadOptions.minSplitBytes. */
+export const MIN_SPLIT_BYTES = 32 << 20;
+/** Size of the chunks a gzip or stdin stream is cut into for workers. */
+const STREAM_CHUNK_BYTES = 8 << 20;
 
 /** An input that failed part-way; what was read before the failure is kept. */
 export interface InputFailure {
@@ -49,52 +62,243 @@ export function sniffDocumentMode(head: Buffer): boolean {
 /** Reads every source into `state`. Returns the inputs that failed (unreadable, corrupt gzip). */
 export async function readSources(sources: Source[], state: ScanState, o: ReadOptions): Promise<InputFailure[]> {
   const failures: InputFailure[] = [];
-  for (const src of sources) {
-    if (o.shouldStop?.()) break;
-    const inp = state.beginInput(src.name);
+  const threads = o.threads ?? 1;
+  const minSplit = o.minSplitBytes ?? MIN_SPLIT_BYTES;
+  let pool: ScanPool | null = null;
+  const getPool = async (): Promise<ScanPool> => {
+    if (pool === null) {
+      const { ScanPool: P } = await import('./parallel/pool.js');
+      pool = new P(state, threads, o.etcdPrefix, o.maxLineBytes, (n) => o.onBytes?.(n));
+    }
+    return pool;
+  };
+  try {
+    for (const src of sources) {
+      if (o.shouldStop?.()) break;
+      if (threads > 1 && o.onSkip === null) {
+        const handled = await readParallel(src, state, o, getPool, minSplit, failures);
+        if (handled) continue;
+      }
+      const inp = state.beginInput(src.name);
+      try {
+        await readOne(src, state, o, () => (inp.gzip = true), (mode) => (inp.format = mode));
+      } catch (err) {
+        const message = describeFsError(err);
+        inp.error = message;
+        failures.push({ name: src.name, message });
+      } finally {
+        state.endInput();
+      }
+    }
+    if (pool !== null) await (pool as ScanPool).close();
+  } finally {
+    pool = null;
+  }
+  state.finishPending();
+  return failures;
+}
+
+/** Reads one source with the worker pool when that pays: a big plain file by byte ranges, a gzip or stdin
+ * stream by chunks. Returns false to leave it to the single-threaded path (small files, JSON documents). */
+async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPool: () => Promise<ScanPool>, minSplit: number, failures: InputFailure[]): Promise<boolean> {
+  if (src.path !== null) {
+    if (src.sizeBytes === null || src.sizeBytes < minSplit) return false;
+    const fh = await fsp.open(src.path, 'r').catch(() => null);
+    if (fh === null) return false; // the single-threaded path reports the error
     try {
-      await readOne(src, state, o, () => (inp.gzip = true), (mode) => (inp.format = mode));
+      const head = Buffer.alloc(1 << 16);
+      const { bytesRead } = await fh.read(head, 0, head.length, 0);
+      const h = head.subarray(0, bytesRead);
+      if ((h[0] === 0x1f && h[1] === 0x8b) || sniffDocumentMode(h)) {
+        if (!(h[0] === 0x1f && h[1] === 0x8b)) return false;
+        await fh.close();
+        return readStreamParallel(src, state, o, getPool, failures, minSplit);
+      }
+      const pool = await getPool();
+      const bounds = await splitPoints(fh, src.sizeBytes, pool.size * 2);
+      const idx = state.addInput(src.name);
+      for (let i = 0; i + 1 < bounds.length; i++) {
+        if (bounds[i + 1]! > bounds[i]!) pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0);
+      }
+      await pool.drain();
+      const err = state.inputs[idx]!.error;
+      if (err !== null) failures.push({ name: src.name, message: err });
+      return true;
+    } finally {
+      await fh.close().catch(() => {});
+    }
+  }
+  return readStreamParallel(src, state, o, getPool, failures, minSplit);
+}
+
+/** Byte offsets that cut a file into about `parts` ranges, each boundary just after a newline. */
+async function splitPoints(fh: fsp.FileHandle, size: number, parts: number): Promise<number[]> {
+  const out = [0];
+  const buf = Buffer.alloc(1 << 20);
+  for (let i = 1; i < parts; i++) {
+    let pos = Math.max(Math.floor((size * i) / parts), out[out.length - 1]!);
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) {
+        pos = size;
+        break;
+      }
+      const nl = buf.subarray(0, bytesRead).indexOf(10);
+      if (nl >= 0) {
+        pos += nl + 1;
+        break;
+      }
+      pos += bytesRead;
+    }
+    out.push(Math.min(pos, size));
+  }
+  out.push(size);
+  return out;
+}
+
+/** A gzip file or stdin: this thread reads (and zlib inflates on the libuv pool); workers parse chunks. */
+async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions, getPool: () => Promise<ScanPool>, failures: InputFailure[], minSplit: number): Promise<boolean> {
+  const raw = openRaw(src, o.stdin);
+  let gzip = false;
+  const gen = readBytes(raw, () => (gzip = true))[Symbol.asyncIterator]();
+  // Buffer the start: a stream that ends below minSplit bytes, or holds JSON documents, stays on this thread.
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let ended = false;
+  let readError: unknown = undefined;
+  try {
+    while (headBytes < Math.min(minSplit, STREAM_CHUNK_BYTES)) {
+      const n = await gen.next();
+      if (n.done) {
+        ended = true;
+        break;
+      }
+      head.push(n.value);
+      headBytes += n.value.length;
+      o.onBytes?.(n.value.length);
+    }
+  } catch (err) {
+    readError = err;
+    ended = true;
+  }
+  const first = head.length === 0 ? null : Buffer.concat(head, headBytes);
+  if (ended || first === null || sniffDocumentMode(first.subarray(0, 1 << 16))) {
+    const inp = state.beginInput(src.name);
+    inp.gzip = gzip;
+    try {
+      const rest: AsyncIterator<Buffer> = ended ? { next: async () => ({ done: true, value: undefined }) } : gen;
+      await readChunks(src, state, { ...o, onBytes: undefined }, first === null ? rest : prepend(first, rest), (mode) => (inp.format = mode));
+      if (readError !== undefined) throw readError;
     } catch (err) {
       const message = describeFsError(err);
       inp.error = message;
       failures.push({ name: src.name, message });
     } finally {
       state.endInput();
+      if (src.path !== null) raw.destroy();
     }
+    return true;
   }
-  state.finishPending();
-  return failures;
+  const pool = await getPool();
+  const idx = state.addInput(src.name);
+  state.inputs[idx]!.gzip = gzip;
+  let parts: Buffer[] = [first];
+  let size = first.length;
+
+  let firstOfInput = true;
+  const flush = async (final: boolean): Promise<void> => {
+    const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+    const cut = final ? all.length : all.lastIndexOf(10) + 1;
+    if (cut <= 0) return;
+    const piece = new Uint8Array(cut);
+    piece.set(all.subarray(0, cut));
+    await pool.throttle(pool.size * 3);
+    pool.submitChunk(idx, src.name, piece, firstOfInput);
+    firstOfInput = false;
+    const rest = all.subarray(cut);
+    parts = rest.length > 0 ? [Buffer.from(rest)] : [];
+    size = rest.length;
+  };
+  try {
+    if (size >= STREAM_CHUNK_BYTES) await flush(false);
+    for (;;) {
+      const n = await gen.next();
+      if (n.done) break;
+      parts.push(n.value);
+      size += n.value.length;
+      o.onBytes?.(n.value.length);
+      if (size >= STREAM_CHUNK_BYTES) await flush(false);
+      if (o.shouldStop?.()) break;
+    }
+  } catch (err) {
+    const message = describeFsError(err);
+    state.inputs[idx]!.error = message;
+    failures.push({ name: src.name, message });
+  } finally {
+    if (size > 0) await flush(true);
+    await pool.drain();
+    if (src.path !== null) raw.destroy();
+  }
+  return true;
+}
+
+async function* prepend(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  yield first;
+  for (;;) {
+    const n = await rest.next();
+    if (n.done) return;
+    yield n.value;
+  }
+}
+
+/** Feeds lines of one segment into `state` (which has begun the segment). */
+export function newSegmentFeeder(state: ScanState, firstOfInput: boolean, maxLineBytes: number | undefined): { push(b: Buffer): void; end(): void } {
+  const splitter = new LineSplitter(
+    (buf, start, end, lineNo, terminated) => feedLine(state, buf, start, end, lineNo, terminated, firstOfInput && lineNo === 1),
+    (lineNo, n, head) => state.skipRawLine(lineNo, `line too long (${n} bytes)`, head.toString('utf8')),
+    maxLineBytes,
+  );
+  return { push: (b) => splitter.push(b), end: () => splitter.end() };
 }
 
 async function readOne(src: Source, state: ScanState, o: ReadOptions, onGzip: () => void, onMode: (m: 'lines' | 'documents') => void): Promise<void> {
   const raw = openRaw(src, o.stdin);
+  try {
+    await readChunks(src, state, o, readBytes(raw, onGzip), onMode);
+  } finally {
+    if (src.path !== null) raw.destroy();
+  }
+}
+
+/** The single-threaded reader: sniffs the mode from the first chunk, then feeds lines or documents. */
+async function readChunks(src: Source, state: ScanState, o: ReadOptions, chunks: AsyncIterable<Buffer> | AsyncIterator<Buffer>, onMode: (m: 'lines' | 'documents') => void): Promise<void> {
   let bytes = 0;
-  let splitter: LineSplitter | null = null;
+  let feeder: ReturnType<typeof newSegmentFeeder> | null = null;
   let doc: ReturnType<typeof createDocumentReader> | null = null;
   let docLines = 0;
+  let lastByte = 10;
   let first = true;
+  const iterable: AsyncIterable<Buffer> = Symbol.asyncIterator in chunks ? (chunks as AsyncIterable<Buffer>) : { [Symbol.asyncIterator]: () => chunks as AsyncIterator<Buffer> };
   try {
-    for await (const chunk of readBytes(raw, onGzip)) {
+    for await (const chunk of iterable) {
       bytes += chunk.length;
       o.onProgress?.(src, bytes);
+      o.onBytes?.(chunk.length);
       if (first) {
         first = false;
         if (sniffDocumentMode(chunk.subarray(0, 1 << 16))) {
           onMode('documents');
           doc = createDocumentReader((where, v, key) => state.addDocumentValue(where, v, key));
         } else {
-          splitter = new LineSplitter(
-            (buf, start, end, lineNo, terminated) => feedLine(state, buf, start, end, lineNo, terminated, lineNo === 1),
-            (lineNo, n, head) => state.skipRawLine(lineNo, `line too long (${n} bytes)`, head.toString('utf8')),
-            o.maxLineBytes,
-          );
+          feeder = newSegmentFeeder(state, true, o.maxLineBytes);
         }
       }
+      if (chunk.length > 0) lastByte = chunk[chunk.length - 1]!;
       if (doc !== null) {
         docLines += countNewlines(chunk);
         await doc.write(chunk);
       } else {
-        splitter!.push(chunk);
+        feeder!.push(chunk);
       }
       if (o.shouldStop?.()) break;
     }
@@ -102,11 +306,10 @@ async function readOne(src: Source, state: ScanState, o: ReadOptions, onGzip: ()
     if (doc !== null) {
       const tail = await doc.end();
       if (tail !== null) state.skipDocumentTail('end', tail);
-      state.setDocumentLines(docLines);
+      state.setDocumentLines(docLines + (lastByte === 10 ? 0 : 1));
     } else {
-      splitter?.end();
+      feeder?.end();
     }
-    if (src.path !== null) raw.destroy();
   }
 }
 

@@ -23,15 +23,17 @@ export interface EtcdRead {
   internal: string | null; // why it is the apiserver's own read, or null for a client read
   range: EtcdKeyRange;
   vias: Set<EtcdRangeEntry['via']>;
-  /** created in the first second of a segment: its other lines may sit at the end of the previous segment */
-  provisional: boolean;
 }
 
-/** The reads at a segment's edges, merged across the boundary by joinSegments(). */
+/** A segment's edges, joined across the boundary by joinSegments(): the lines before the segment's first
+ * quiet gap (which may pair with the previous segment's last reads) and the reads still held at its end. */
 export interface EtcdSegmentEdges {
-  head: EtcdRead[];
+  head: EtcdRangeEntry[];
   tail: EtcdRead[];
 }
+
+/** Most head lines kept raw; a log with no quiet gap for this long is merged as it comes. */
+const MAX_HEAD_LINES = 10_000;
 
 /** true when two partial reads are lines of the same read (see PAIR_WINDOW_MS). */
 function sameRead(r: Pick<EtcdRead, 'vias' | 'key' | 'rangeEnd' | 'tsMs' | 'objects'>, vias: Iterable<EtcdRangeEntry['via']>, e: Pick<EtcdRead, 'key' | 'rangeEnd' | 'tsMs' | 'objects'>): boolean {
@@ -81,7 +83,7 @@ export interface EtcdAgg {
   bytesSum: number;
   bytesN: number;
   bytesMax: number;
-  tookSum: number;
+  tookSum: number; // µs
   tookN: number;
   tookMax: number;
   errors: number;
@@ -99,17 +101,33 @@ export class EtcdReads {
 
   constructor(private readonly etcdPrefix: string) {}
 
-  private headUntilMs: number | null = null;
-  private headReads: EtcdRead[] = [];
+  // The head of a segment: raw lines up to the first gap longer than PAIR_WINDOW_MS. No two lines of one read
+  // are that far apart, so nothing after the gap pairs with anything before it, and the head can be paired
+  // with the previous segment's tail later, exactly as one pass over both would have done.
+  private headOpen = true;
+  private headLines: EtcdRangeEntry[] = [];
+  private headLastMs: number | null = null;
 
   /** Adds one line's entry; merges it into a held read of the same range when it is the same read. */
   add(e: EtcdRangeEntry): void {
+    if (this.headOpen) {
+      const gap = e.tsMs !== null && this.headLastMs !== null && e.tsMs - this.headLastMs > PAIR_WINDOW_MS;
+      if (!gap && this.headLines.length < MAX_HEAD_LINES) {
+        this.headLines.push(e);
+        if (e.tsMs !== null && (this.headLastMs === null || e.tsMs > this.headLastMs)) this.headLastMs = e.tsMs;
+        return;
+      }
+      this.headOpen = false;
+    }
+    this.merge1(e);
+  }
+
+  private merge1(e: EtcdRangeEntry): void {
     for (const r of this.held) {
       if (!sameRead(r, [e.via], e)) continue;
       absorb(r, e, [e.via]);
       return;
     }
-    if (this.headUntilMs === null && e.tsMs !== null) this.headUntilMs = e.tsMs + 1000;
     const range = describeEtcdKey(e.key, e.rangeEnd, this.etcdPrefix);
     this.held.push({
       tsMs: e.tsMs,
@@ -124,43 +142,32 @@ export class EtcdReads {
       internal: internalReason(e, range, this.etcdPrefix),
       range,
       vias: new Set([e.via]),
-      provisional: this.headUntilMs === null || e.tsMs === null || e.tsMs <= this.headUntilMs,
     });
     // Release reads that are too old to be paired with a later line.
     while (this.held.length > MERGE_WINDOW || (this.held.length > 1 && e.tsMs !== null && this.held[0]!.tsMs !== null && e.tsMs - this.held[0]!.tsMs > 1000)) {
-      this.release(this.held.shift()!);
+      this.emit(this.held.shift()!);
     }
   }
 
-  private release(r: EtcdRead): void {
-    if (r.provisional) this.headReads.push(r);
-    else this.emit(r);
-  }
-
-  /** Ends a segment without deciding its edges: reads of its first second, and the reads still held at its
-   * end, may be halves of reads whose other line is in the neighbouring segment. */
+  /** Ends a segment without deciding its edges (see EtcdSegmentEdges). */
   endSegment(): EtcdSegmentEdges {
-    const head = this.headReads;
-    const tail: EtcdRead[] = [];
-    for (const r of this.held) (r.provisional ? head : tail).push(r);
+    const edges = { head: this.headLines, tail: this.held };
     this.held = [];
-    this.headReads = [];
-    this.headUntilMs = null;
-    return { head, tail };
+    this.headLines = [];
+    this.headOpen = true;
+    this.headLastMs = null;
+    return edges;
   }
 
   /** Joins the tail of one segment with the head of the next (same input, in order) and counts them all. */
-  joinSegments(tail: EtcdRead[], head: EtcdRead[]): void {
-    const rest = [...tail];
-    for (const h of head) {
-      const i = rest.findIndex((t) => sameRead(t, h.vias, h));
-      if (i >= 0) {
-        absorb(rest[i]!, h, h.vias);
-        continue;
-      }
-      rest.push(h);
-    }
-    for (const r of rest) this.emit(r);
+  joinSegments(tail: EtcdRead[], head: EtcdRangeEntry[]): void {
+    const m = new EtcdReads(this.etcdPrefix);
+    m.headOpen = false;
+    m.held = tail.map((r) => ({ ...r, vias: new Set(r.vias) }));
+    for (const e of head) m.merge1(e);
+    for (const r of m.held) m.emit(r);
+    m.held = [];
+    this.merge(m);
   }
 
   /** Ends one stream that is not split into segments: every held read is final. */
@@ -226,7 +233,8 @@ export class EtcdReads {
       a.bytesMax = Math.max(a.bytesMax, r.bytes);
     }
     if (r.tookMs !== null) {
-      a.tookSum += r.tookMs;
+      // whole microseconds: an integer sum does not depend on the order reads are added (thread count)
+      a.tookSum += Math.round(r.tookMs * 1000);
       a.tookN++;
       a.tookMax = Math.max(a.tookMax, r.tookMs);
     }

@@ -424,7 +424,7 @@ function summarizeEtcd(aggs: EtcdAgg[]): EtcdRangeReport[] {
       objectsPerRead: a.objectsN > 0 ? round1(a.objectsSum / a.objectsN) : null,
       objectsMax: a.objectsN > 0 ? a.objectsMax : null,
       bytesPerRead: a.bytesN > 0 ? Math.round(a.bytesSum / a.bytesN) : null,
-      tookMsAvg: a.tookN > 0 ? round1(a.tookSum / a.tookN) : null,
+      tookMsAvg: a.tookN > 0 ? round1(a.tookSum / 1000 / a.tookN) : null,
       tookMsMax: a.tookN > 0 ? round1(a.tookMax) : null,
       errors: a.errors,
       firstSeen: formatTimestamp(a.firstMs),

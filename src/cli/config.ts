@@ -1,5 +1,6 @@
 /*! Raw flags → a frozen ScanConfig, validated before the first byte is read (usage errors exit 2). */
 
+import { availableParallelism } from 'node:os';
 import { UsageError } from '../errors.js';
 import { parseKubeVersion, type KubeVersion } from '../model/kube-version.js';
 
@@ -21,6 +22,8 @@ export interface ScanConfig {
   showApf: boolean;
   verbose: boolean;
   strict: boolean;
+  threads: number;
+  minSplitBytes: number | undefined;
 }
 
 /** What the environment says, for defaults. */
@@ -74,6 +77,14 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     width = Number(raw.width);
     if (!Number.isInteger(width) || width < 40) throw new UsageError(`--width: expected a whole number ≥ 40 (got ${JSON.stringify(raw.width)})`);
   }
+  let threads = Math.min(availableParallelism(), 8);
+  if (raw.threads !== undefined && raw.threads !== 'auto') {
+    threads = Number(raw.threads);
+    if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new UsageError(`--threads: expected auto or a whole number from 1 to 64 (got ${JSON.stringify(raw.threads)})`);
+  }
+  // For tests: split files and streams smaller than the default 32 MB.
+  const split = e.env.AUDIT_SCAN_MIN_SPLIT_BYTES;
+  const minSplitBytes = split !== undefined && /^\d+$/.test(split) ? Number(split) : undefined;
   return Object.freeze({
     files,
     output: output as OutputFormat,
@@ -89,5 +100,7 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     showApf: raw.apf !== false,
     verbose: raw.verbose === true,
     strict: raw.strict === true,
+    threads,
+    minSplitBytes,
   });
 }

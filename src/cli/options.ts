@@ -22,7 +22,8 @@ export const SCAN_OPTIONS: OptionSpec[] = [
   { flags: '--no-color', description: 'same as --color never' },
   { flags: '--width <columns>', description: 'table width (default: the terminal width, or 120)' },
   { flags: '--no-apf', description: 'do not print API Priority and Fairness manifests in the table output' },
-  { flags: '--verbose', description: 'print every skipped line as file:line: reason', default: false },
+  { flags: '-j, --threads <n>', description: 'worker threads for files over 32 MB and for gzip/stdin streams (1 = none); results do not depend on it', default: 'auto' },
+  { flags: '--verbose', description: 'print every skipped line as file:line: reason (reads on one thread, to keep line numbers)', default: false },
   { flags: '--strict', description: 'exit 1 when any line was skipped', default: false },
 ];
 

@@ -32,7 +32,7 @@ export async function runScan(
   const { sources, problems } = await expandSources(cfg.files);
   const onSkip = cfg.verbose ? (input: string, where: string, reason: string, text: string) => writeErr(formatSkip(input, where, reason, text, cfg.width) + '\n') : null;
   const state = new ScanState(cfg.etcdPrefix, onSkip);
-  const failures = await readSources(sources, state, { etcdPrefix: cfg.etcdPrefix, stdin, onSkip, shouldStop });
+  const failures = await readSources(sources, state, { etcdPrefix: cfg.etcdPrefix, stdin, onSkip, shouldStop, threads: cfg.threads, minSplitBytes: cfg.minSplitBytes });
   const report = buildReport(state, {
     kubeVersion: cfg.kubeVersion,
     etcdVersion: cfg.etcdVersion,

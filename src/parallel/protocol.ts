@@ -1,0 +1,15 @@
+/*! Messages between the main thread and scan workers (structured clone keeps Maps and Sets). */
+
+import type { SegmentResult, StateSnapshot } from '../analyze/scan-state.js';
+
+export type ToWorker =
+  | { t: 'init'; etcdPrefix: string; maxLineBytes: number | undefined }
+  | { t: 'range'; seq: number; inputIndex: number; name: string; path: string; start: number; end: number; firstOfInput: boolean }
+  | { t: 'chunk'; seq: number; inputIndex: number; name: string; buf: Uint8Array; firstOfInput: boolean }
+  | { t: 'finish' };
+
+export type FromWorker =
+  | { t: 'segment'; seq: number; result: SegmentResult }
+  | { t: 'progress'; bytes: number }
+  | { t: 'snapshot'; snapshot: StateSnapshot }
+  | { t: 'error'; seq: number; message: string };

@@ -1,0 +1,68 @@
+/*! Worker thread: reads segments (a byte range of a file, or a newline-aligned chunk of a stream) into its own
+ * ScanState and posts each segment's result, then its aggregates at the end. Runs the same line code as the
+ * single-threaded path (scan.ts feedSegment), so results do not depend on the thread count. */
+
+import { parentPort } from 'node:worker_threads';
+import { createReadStream } from 'node:fs';
+import { ScanState } from '../analyze/scan-state.js';
+import { newSegmentFeeder } from '../scan.js';
+import type { ToWorker, FromWorker } from './protocol.js';
+
+const port = parentPort!;
+let state: ScanState | null = null;
+let maxLineBytes: number | undefined;
+
+const post = (m: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
+
+// One segment at a time: a ScanState has one current segment, and reading a range awaits I/O.
+let queue: Promise<void> = Promise.resolve();
+port.on('message', (m: ToWorker) => {
+  queue = queue.then(() => handle(m)).catch((err: unknown) => post({ t: 'error', seq: 'seq' in m ? m.seq : -1, message: (err as Error).message ?? String(err) }));
+});
+
+async function handle(m: ToWorker): Promise<void> {
+  switch (m.t) {
+    case 'init':
+      state = new ScanState(m.etcdPrefix, null);
+      maxLineBytes = m.maxLineBytes;
+      return;
+    case 'range': {
+      const s = state!;
+      s.beginSegment(m.inputIndex, m.name);
+      const feed = newSegmentFeeder(s, m.firstOfInput, maxLineBytes);
+      let bytes = 0;
+      let error: string | null = null;
+      try {
+        const stream = createReadStream(m.path, { start: m.start, end: m.end - 1, highWaterMark: 1 << 20 });
+        for await (const chunk of stream) {
+          feed.push(chunk as Buffer);
+          bytes += (chunk as Buffer).length;
+          if (bytes >= 64 << 20) {
+            post({ t: 'progress', bytes });
+            bytes = 0;
+          }
+        }
+      } catch (err) {
+        error = (err as Error).message;
+      }
+      feed.end();
+      const result = s.endSegment();
+      if (error !== null) result.input.error = error;
+      post({ t: 'progress', bytes });
+      post({ t: 'segment', seq: m.seq, result });
+      return;
+    }
+    case 'chunk': {
+      const s = state!;
+      s.beginSegment(m.inputIndex, m.name);
+      const feed = newSegmentFeeder(s, m.firstOfInput, maxLineBytes);
+      feed.push(Buffer.from(m.buf.buffer, m.buf.byteOffset, m.buf.byteLength));
+      feed.end();
+      post({ t: 'segment', seq: m.seq, result: s.endSegment() });
+      return;
+    }
+    case 'finish':
+      post({ t: 'snapshot', snapshot: state!.snapshot() });
+      return;
+  }
+}
