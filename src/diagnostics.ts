@@ -20,6 +20,10 @@ export function summarizeDiagnostics(r: ScanReport): string[] {
     if (i.repairedLines > 0) out.push(`audit-scan: ${name}: repaired ${formatCount(i.repairedLines)} lines (invalid UTF-8 or NUL bytes)`);
     if (i.duplicateEvents > 0) out.push(`audit-scan: ${name}: ${formatCount(i.duplicateEvents)} duplicate events (same auditID and stage) counted once`);
   }
+  if (r.groupsCapped !== null) {
+    const n = Object.values(r.groupsCapped.foldedRequests).reduce((a, b) => a + b, 0);
+    out.push(`audit-scan: group cap hit (--max-groups): ${formatCount(r.groupsCapped.foldedGroups)} small groups with ${formatCount(n)} requests were folded into "other"; a kept group's count may be short by up to ${formatCount(r.groupsCapped.maxCountError)}`);
+  }
   if (r.totals.pendingEvicted > 0) out.push(`audit-scan: ${formatCount(r.totals.pendingEvicted)} in-flight requests exceeded the dedup window and may be counted twice`);
   return out;
 }

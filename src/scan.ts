@@ -26,6 +26,8 @@ export interface ReadOptions {
   threads?: number;
   /** files below this size are read on this thread (workers cost ~30 ms to start) */
   minSplitBytes?: number;
+  /** the group cap of each worker's state */
+  maxGroups?: number;
 }
 
 /** Default for ReadOptions.minSplitBytes. */
@@ -68,7 +70,7 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
   const getPool = async (): Promise<ScanPool> => {
     if (pool === null) {
       const { ScanPool: P } = await import('./parallel/pool.js');
-      pool = new P(state, threads, o.etcdPrefix, o.maxLineBytes, (n) => o.onBytes?.(n));
+      pool = new P(state, threads, o.etcdPrefix, o.maxLineBytes, o.maxGroups, (n) => o.onBytes?.(n));
     }
     return pool;
   };

@@ -72,9 +72,38 @@ export function userPattern(username: string): string {
   return username.startsWith('system:node:') ? 'system:node:<node>' : username;
 }
 
-/** The read groups of a scan. */
+/** Most groups kept (per thread) before the smallest are folded into one "other" row. */
+export const DEFAULT_MAX_GROUPS = 50_000;
+
+/** What was folded away when the group cap was hit. */
+export interface GroupOverflow {
+  /** groups folded into "other" */
+  groups: number;
+  /** their requests, by verb */
+  requests: Map<string, number>;
+  /** the largest request count of a folded group: any kept group's count may be short by at most this much */
+  maxFolded: number;
+}
+
+/** The read groups of a scan. Bounded: past `maxGroups` the smaller half is folded into `overflow`
+ * (batch space-saving), so a log with a million random user agents or selectors cannot grow memory. */
 export class ReadGroups {
   readonly groups = new Map<string, ReadGroup>();
+  readonly overflow: GroupOverflow = { groups: 0, requests: new Map(), maxFolded: 0 };
+
+  constructor(private readonly maxGroups = DEFAULT_MAX_GROUPS) {}
+
+  /** Folds the smaller half of the groups into `overflow`. O(n log n) once per maxGroups/2 new groups. */
+  private prune(): void {
+    const sorted = [...this.groups.values()].sort((a, b) => a.requests - b.requests || (a.key < b.key ? -1 : 1));
+    const drop = sorted.slice(0, Math.floor(sorted.length / 2));
+    for (const g of drop) {
+      this.groups.delete(g.key);
+      this.overflow.groups++;
+      this.overflow.requests.set(g.verb, (this.overflow.requests.get(g.verb) ?? 0) + g.requests);
+      if (g.requests > this.overflow.maxFolded) this.overflow.maxFolded = g.requests;
+    }
+  }
 
   /** Adds one counted request. `node` is the node it speaks for, if known. */
   add(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery, sel: SelectorInfo, node: string | null): void {
@@ -106,6 +135,7 @@ export class ReadGroups {
         returnedMax: 0,
         codes: new Map(),
       };
+      if (this.groups.size >= this.maxGroups) this.prune();
       this.groups.set(key, g);
     }
     g.requests++;
@@ -128,7 +158,12 @@ export class ReadGroups {
   }
 
   /** Folds another ReadGroups (another worker's share of the input) into this one. */
-  merge(other: Map<string, ReadGroup>): void {
+  merge(other: Map<string, ReadGroup>, overflow?: GroupOverflow): void {
+    if (overflow !== undefined) {
+      this.overflow.groups += overflow.groups;
+      for (const [v, n] of overflow.requests) this.overflow.requests.set(v, (this.overflow.requests.get(v) ?? 0) + n);
+      this.overflow.maxFolded = Math.max(this.overflow.maxFolded, overflow.maxFolded);
+    }
     for (const [key, o] of other) {
       const g = this.groups.get(key);
       if (g === undefined) {
@@ -147,6 +182,7 @@ export class ReadGroups {
       g.returnedMax = Math.max(g.returnedMax, o.returnedMax);
       for (const [c, n] of o.codes) g.codes.set(c, (g.codes.get(c) ?? 0) + n);
     }
+    while (this.groups.size > this.maxGroups) this.prune();
   }
 }
 

@@ -133,6 +133,8 @@ export interface ScanReport {
   };
   listGroups: GroupReport[];
   listGroupsTotal: number;
+  /** set when the group cap folded small groups away (--max-groups): their count and requests */
+  groupsCapped: { foldedGroups: number; foldedRequests: Record<string, number>; maxCountError: number } | null;
   getGroups: GroupReport[];
   etcdRanges: EtcdRangeReport[];
   topUserAgents: Array<{ userAgent: string; requests: number }>;
@@ -177,6 +179,10 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   let getRequests = 0;
   let getFromEtcd = 0;
   let watchRequests = 0;
+  // Requests of groups folded away by the cap still count in the totals.
+  listRequests += state.groups.overflow.requests.get('list') ?? 0;
+  getRequests += state.groups.overflow.requests.get('get') ?? 0;
+  watchRequests += state.groups.overflow.requests.get('watch') ?? 0;
   for (const g of state.groups.groups.values()) {
     const r = reportGroup(g, serving, etcdAggs, state, clusterNodes, o);
     if (g.verb === 'list') {
@@ -243,6 +249,10 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     },
     listGroups: lists.slice(0, o.top),
     listGroupsTotal: lists.length,
+    groupsCapped:
+      state.groups.overflow.groups > 0
+        ? { foldedGroups: state.groups.overflow.groups, foldedRequests: toObj(state.groups.overflow.requests), maxCountError: state.groups.overflow.maxFolded }
+        : null,
     getGroups: gets.slice(0, o.top),
     etcdRanges: etcdRanges.slice(0, o.top),
     topUserAgents: [...state.userAgents.entries()]

@@ -8,7 +8,7 @@ import { describeSelectors } from '../model/selector.js';
 import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
 import { classifyLine } from '../parse/line-kind.js';
 import { parseEtcdCapnslog, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
-import { ReadGroups, type ReadGroup } from './read-groups.js';
+import { ReadGroups, type GroupOverflow, type ReadGroup } from './read-groups.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
 
 /** Counts for one input (file or stdin). The JSON contract's inputs[] is built from this. */
@@ -36,7 +36,7 @@ export interface InputStats {
 export type SkipListener = (input: string, where: string, reason: string, text: string) => void;
 
 /** Most in-flight (non-final stage) requests remembered for dedup; past it the oldest is counted as is. */
-const MAX_PENDING = 1_000_000;
+const MAX_PENDING = 250_000;
 /** Recent final-stage auditIDs remembered to drop duplicated lines and late earlier stages. */
 const RECENT_TERMINALS = 1 << 16;
 /** Final-stage events received within this long after a stream's first event may pair with an earlier file. */
@@ -78,6 +78,7 @@ export interface SegmentResult {
 /** The aggregates of a ScanState, as a worker posts them (structured clone keeps Maps and Sets). */
 export interface StateSnapshot {
   groups: Map<string, ReadGroup>;
+  groupOverflow: GroupOverflow;
   etcd: { aggs: Map<string, EtcdAgg>; clientReads: number; internalReads: number; internalByReason: Map<string, number> };
   versions: VersionEvidence[];
   etcdVersions: Map<string, number>;
@@ -138,7 +139,7 @@ type ValueOutcome = 'audit' | 'etcd' | 'other' | 'skipped';
 
 export class ScanState {
   readonly inputs: InputStats[] = [];
-  readonly groups = new ReadGroups();
+  readonly groups: ReadGroups;
   readonly etcd: EtcdReads;
   readonly versions = new VersionEvidenceCollector();
   readonly etcdVersions = new Map<string, number>();
@@ -160,8 +161,10 @@ export class ScanState {
   constructor(
     private readonly etcdPrefix: string,
     private readonly onSkip: SkipListener | null = null,
+    maxGroups?: number,
   ) {
     this.etcd = new EtcdReads(etcdPrefix);
+    this.groups = new ReadGroups(maxGroups);
   }
 
   /** Registers an input; returns its index (for segments read elsewhere, e.g. by workers). */
@@ -243,6 +246,7 @@ export class ScanState {
   snapshot(): StateSnapshot {
     return {
       groups: this.groups.groups,
+      groupOverflow: this.groups.overflow,
       etcd: { aggs: this.etcd.aggs, clientReads: this.etcd.clientReads, internalReads: this.etcd.internalReads, internalByReason: this.etcd.internalByReason },
       versions: this.versions.list(),
       etcdVersions: this.etcdVersions,
@@ -255,7 +259,7 @@ export class ScanState {
 
   /** Folds a worker's aggregates into this state. Order-independent. */
   mergeSnapshot(o: StateSnapshot): void {
-    this.groups.merge(o.groups);
+    this.groups.merge(o.groups, o.groupOverflow);
     this.etcd.merge(o.etcd);
     this.versions.mergeList(o.versions);
     for (const [k, n] of o.etcdVersions) bump(this.etcdVersions, k, n);
@@ -476,7 +480,7 @@ export class ScanState {
       this.rememberTerminal(g, id);
       g.pending.delete(id);
       // A request received before this segment began may have an earlier stage in the previous segment.
-      if (e.receivedMs !== null && g.startMs !== null && e.receivedMs <= g.startMs + HEAD_SLACK_MS) g.head.add(id);
+      if (e.receivedMs !== null && g.startMs !== null && e.receivedMs <= g.startMs + HEAD_SLACK_MS && g.head.size < MAX_PENDING) g.head.add(id);
       this.countRequest(e);
       return;
     }

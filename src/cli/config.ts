@@ -24,6 +24,7 @@ export interface ScanConfig {
   strict: boolean;
   threads: number;
   minSplitBytes: number | undefined;
+  maxGroups: number;
 }
 
 /** What the environment says, for defaults. */
@@ -85,6 +86,8 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
   // For tests: split files and streams smaller than the default 32 MB.
   const split = e.env.AUDIT_SCAN_MIN_SPLIT_BYTES;
   const minSplitBytes = split !== undefined && /^\d+$/.test(split) ? Number(split) : undefined;
+  const maxGroups = Number(raw.maxGroups ?? 50000);
+  if (!Number.isInteger(maxGroups) || maxGroups < 10) throw new UsageError(`--max-groups: expected a whole number ≥ 10 (got ${JSON.stringify(raw.maxGroups)})`);
   return Object.freeze({
     files,
     output: output as OutputFormat,
@@ -102,5 +105,6 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     strict: raw.strict === true,
     threads,
     minSplitBytes,
+    maxGroups,
   });
 }

@@ -16,6 +16,7 @@ export interface IO {
   stderr: Writable;
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
+  stderrIsTTY?: boolean;
   columns: number | undefined;
   env: Record<string, string | undefined>;
   /** set true by the SIGINT handler */
@@ -69,7 +70,7 @@ export async function run(argv: string[], io: IO): Promise<number> {
       files = ['-'];
     }
     const cfg = resolveConfig(files, program.opts(), { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env });
-    const outcome = await runScan(cfg, io.stdin, errText, version, io.interrupted ?? (() => false));
+    const outcome = await runScan(cfg, io.stdin, errText, version, io.interrupted ?? (() => false), io.stderrIsTTY === true);
     try {
       await writeAll(io.stdout, outcome.stdout);
     } catch (err) {
@@ -115,6 +116,7 @@ export function main(): void {
     stderr: process.stderr,
     stdinIsTTY: process.stdin.isTTY === true,
     stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
     columns: process.stdout.columns,
     env: process.env,
     interrupted: () => interrupted,

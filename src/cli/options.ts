@@ -23,6 +23,7 @@ export const SCAN_OPTIONS: OptionSpec[] = [
   { flags: '--width <columns>', description: 'table width (default: the terminal width, or 120)' },
   { flags: '--no-apf', description: 'do not print API Priority and Fairness manifests in the table output' },
   { flags: '-j, --threads <n>', description: 'worker threads for files over 32 MB and for gzip/stdin streams (1 = none); results do not depend on it', default: 'auto' },
+  { flags: '--max-groups <n>', description: 'most client groups kept; past it the smallest are folded into one "other" count (bounded memory)', default: '50000' },
   { flags: '--verbose', description: 'print every skipped line as file:line: reason (reads on one thread, to keep line numbers)', default: false },
   { flags: '--strict', description: 'exit 1 when any line was skipped', default: false },
 ];

@@ -24,6 +24,7 @@ export class ScanPool {
     size: number,
     etcdPrefix: string,
     maxLineBytes: number | undefined,
+    maxGroups: number | undefined,
     private readonly onBytes: (n: number) => void = () => {},
   ) {
     for (let i = 0; i < size; i++) {
@@ -32,7 +33,7 @@ export class ScanPool {
       w.on('error', (err) => this.fail(err));
       this.workers.push(w);
       this.busy.push(0);
-      this.send(i, { t: 'init', etcdPrefix, maxLineBytes });
+      this.send(i, { t: 'init', etcdPrefix, maxLineBytes, maxGroups });
     }
   }
 

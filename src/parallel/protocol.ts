@@ -3,7 +3,7 @@
 import type { SegmentResult, StateSnapshot } from '../analyze/scan-state.js';
 
 export type ToWorker =
-  | { t: 'init'; etcdPrefix: string; maxLineBytes: number | undefined }
+  | { t: 'init'; etcdPrefix: string; maxLineBytes: number | undefined; maxGroups: number | undefined }
   | { t: 'range'; seq: number; inputIndex: number; name: string; path: string; start: number; end: number; firstOfInput: boolean }
   | { t: 'chunk'; seq: number; inputIndex: number; name: string; buf: Uint8Array; firstOfInput: boolean }
   | { t: 'finish' };

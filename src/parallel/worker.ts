@@ -23,7 +23,7 @@ port.on('message', (m: ToWorker) => {
 async function handle(m: ToWorker): Promise<void> {
   switch (m.t) {
     case 'init':
-      state = new ScanState(m.etcdPrefix, null);
+      state = new ScanState(m.etcdPrefix, null, m.maxGroups);
       maxLineBytes = m.maxLineBytes;
       return;
     case 'range': {
@@ -37,7 +37,7 @@ async function handle(m: ToWorker): Promise<void> {
         for await (const chunk of stream) {
           feed.push(chunk as Buffer);
           bytes += (chunk as Buffer).length;
-          if (bytes >= 64 << 20) {
+          if (bytes >= 16 << 20) {
             post({ t: 'progress', bytes });
             bytes = 0;
           }

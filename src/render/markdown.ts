@@ -60,6 +60,7 @@ export function renderMarkdown(r: ScanReport): string {
       '',
     );
     if (r.listGroups.some((g) => g.estimated)) out.push('~ estimated: objects under the etcd prefix ÷ nodes seen.', '');
+    if (r.groupsCapped !== null) out.push(`Group cap hit: ${formatCount(r.groupsCapped.foldedGroups)} small groups folded into "other"; counts may be short by up to ${formatCount(r.groupsCapped.maxCountError)}.`, '');
   }
   if (r.etcdRanges.length > 0) {
     out.push('## Slow etcd reads by range', '');

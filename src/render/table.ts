@@ -173,6 +173,10 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
   ]);
   out.push(rows.length > 0 ? drawTable(cols, rows, o.width, c) : 'No list requests.');
   if (r.listGroups.some((g) => g.estimated)) out.push(c.dim('~ estimated: objects under the prefix ÷ nodes seen (no RequestResponse-level audit for this group).'));
+  if (r.groupsCapped !== null) {
+    const n = Object.values(r.groupsCapped.foldedRequests).reduce((a, b) => a + b, 0);
+    out.push(c.yellow(`other: ${formatCount(r.groupsCapped.foldedGroups)} small groups (${formatCount(n)} requests) folded by the group cap; counts above may be short by up to ${formatCount(r.groupsCapped.maxCountError)}.`));
+  }
   out.push('');
 
   if (r.etcdRanges.length > 0) {

@@ -10,6 +10,7 @@ import { renderJson } from '../../render/json.js';
 import { renderMarkdown } from '../../render/markdown.js';
 import { renderTable } from '../../render/table.js';
 import { formatSkip, summarizeDiagnostics } from '../../diagnostics.js';
+import { Progress } from '../../render/progress.js';
 import type { ScanConfig } from '../config.js';
 
 /** The result of a scan: what to print and how it went. */
@@ -28,11 +29,24 @@ export async function runScan(
   writeErr: (s: string) => void,
   toolVersion: string,
   shouldStop: () => boolean = () => false,
+  stderrIsTTY = false,
 ): Promise<ScanOutcome> {
   const { sources, problems } = await expandSources(cfg.files);
   const onSkip = cfg.verbose ? (input: string, where: string, reason: string, text: string) => writeErr(formatSkip(input, where, reason, text, cfg.width) + '\n') : null;
-  const state = new ScanState(cfg.etcdPrefix, onSkip);
-  const failures = await readSources(sources, state, { etcdPrefix: cfg.etcdPrefix, stdin, onSkip, shouldStop, threads: cfg.threads, minSplitBytes: cfg.minSplitBytes });
+  const state = new ScanState(cfg.etcdPrefix, onSkip, cfg.maxGroups);
+  const total = sources.reduce((n, src) => n + (src.sizeBytes ?? 0), 0);
+  const progress = Progress.wanted(total, stderrIsTTY) ? new Progress(total, writeErr) : null;
+  const failures = await readSources(sources, state, {
+    etcdPrefix: cfg.etcdPrefix,
+    stdin,
+    onSkip,
+    shouldStop,
+    threads: cfg.threads,
+    minSplitBytes: cfg.minSplitBytes,
+    maxGroups: cfg.maxGroups,
+    onBytes: progress === null ? undefined : (n) => progress.add(n),
+  });
+  progress?.done();
   const report = buildReport(state, {
     kubeVersion: cfg.kubeVersion,
     etcdVersion: cfg.etcdVersion,
