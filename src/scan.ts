@@ -74,6 +74,12 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
     }
     return pool;
   };
+  const stopWatch =
+    o.shouldStop === undefined
+      ? null
+      : setInterval(() => {
+          if (o.shouldStop!() && pool !== null) (pool as ScanPool).stop();
+        }, 100);
   try {
     for (const src of sources) {
       if (o.shouldStop?.()) break;
@@ -95,6 +101,7 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
     if (pool !== null) await (pool as ScanPool).close();
   } finally {
     pool = null;
+    if (stopWatch !== null) clearInterval(stopWatch);
   }
   state.finishPending();
   return failures;

@@ -13,7 +13,7 @@ describe('golden output', () => {
   it.each(cases)('%s', async (name) => {
     const args = readFileSync(join(casesDir, name, 'args'), 'utf8').trim().split(/\s+/);
     const r = await runCli(args);
-    const ext = args.includes('json') ? 'json' : args.includes('markdown') ? 'md' : 'txt';
+    const ext = args.includes('json') ? 'json' : args.includes('markdown') ? 'md' : args.includes('html') ? 'html' : 'txt';
     await expect(r.stdout).toMatchFileSnapshot(join(casesDir, name, `expected.stdout.${ext}`));
     await expect(r.stderr).toMatchFileSnapshot(join(casesDir, name, 'expected.stderr'));
     await expect(`${r.code}\n`).toMatchFileSnapshot(join(casesDir, name, 'exit-code'));

@@ -4,9 +4,10 @@
 
 import { classifyRead, type ServingOptions } from './serving.js';
 import { querySignature, type ReadGroup } from './read-groups.js';
-import { resourceKeyOf, type ScanState } from './scan-state.js';
+import { NO_UA, resourceKeyOf, type ScanState } from './scan-state.js';
 import { mergeAgg, type EtcdAgg } from './etcd-reads.js';
 import { renderApfYaml } from './apf.js';
+import type { Redactor } from './redact.js';
 import { formatKubeVersion, inferKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
 import { formatTimestamp } from '../parse/time.js';
 
@@ -22,6 +23,8 @@ export interface ReportOptions {
   objectsGiven: ReadonlyMap<string, number>;
   top: number;
   toolVersion: string;
+  /** --redact: pseudonyms for usernames and namespaces */
+  redactor?: Redactor | null;
 }
 
 export interface InputReport {
@@ -258,7 +261,10 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     topUserAgents: [...state.userAgents.entries()]
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, o.top)
-      .map(([userAgent, requests]) => ({ userAgent, requests })),
+      .map(([userAgent, requests]) => ({
+        userAgent: o.redactor && userAgent.startsWith(NO_UA) ? NO_UA + o.redactor.user(userAgent.slice(NO_UA.length)) : userAgent,
+        requests,
+      })),
     findings: [],
   };
   report.findings = buildFindings(report, lists, gets, etcdRanges, assumed.version);
@@ -296,13 +302,14 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
       etcdScope = v.etcdScope;
     } else cacheN += n;
   }
+  const red = o.redactor ?? null;
   const base: GroupReport = {
     verb: g.verb,
     userAgent: g.userAgent,
-    username: g.username,
+    username: red ? red.user(g.username) : g.username,
     resource: g.resource,
     apiGroup: g.apiGroup,
-    namespace: g.scope === 'cluster' ? null : g.namespaces.size === 1 ? [...g.namespaces][0]! : '*',
+    namespace: g.scope === 'cluster' ? null : g.namespaces.size === 1 ? (red ? red.namespace([...g.namespaces][0]!) : [...g.namespaces][0]!) : '*',
     namespaces: g.namespaces.size,
     selector: g.selector,
     requests: g.requests,

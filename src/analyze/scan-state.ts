@@ -32,6 +32,9 @@ export interface InputStats {
   lastMs: number | null;
 }
 
+/** How requests without a user agent are listed among the user agents. */
+export const NO_UA = '(no user agent) ';
+
 /** Called for each skipped line or item when --verbose is on. */
 export type SkipListener = (input: string, where: string, reason: string, text: string) => void;
 
@@ -501,7 +504,7 @@ export class ScanState {
     bump(c.byVerb, e.verb);
     if (e.userAgent.length > 0 || e.username.length > 0) {
       this.versions.add(e.username, e.userAgent);
-      const ua = e.userAgent.length > 0 ? e.userAgent : `(no user agent) ${e.username}`;
+      const ua = e.userAgent.length > 0 ? e.userAgent : NO_UA + e.username;
       if (this.userAgents.size < 100_000 || this.userAgents.has(ua)) bump(this.userAgents, ua);
     }
     let node: string | null = e.nodeName;

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { UsageError } from '../errors.js';
 import { parseKubeVersion, type KubeVersion } from '../model/kube-version.js';
 
-export type OutputFormat = 'table' | 'json' | 'markdown';
+export type OutputFormat = 'table' | 'json' | 'markdown' | 'html';
 
 /** Everything the scan needs, resolved. */
 export interface ScanConfig {
@@ -25,6 +25,8 @@ export interface ScanConfig {
   threads: number;
   minSplitBytes: number | undefined;
   maxGroups: number;
+  /** --redact: null = off; otherwise the key (null key inside = random per run) */
+  redact: { key: string | null } | null;
 }
 
 /** What the environment says, for defaults. */
@@ -40,7 +42,7 @@ const list = (v: unknown): string[] =>
 /** Validates raw commander values. */
 export function resolveConfig(files: string[], raw: Record<string, unknown>, e: Env): ScanConfig {
   const output = String(raw.output ?? 'table');
-  if (!['table', 'json', 'markdown'].includes(output)) throw new UsageError(`--output: expected one of table, json, markdown (got ${JSON.stringify(output)})`);
+  if (!['table', 'json', 'markdown', 'html'].includes(output)) throw new UsageError(`--output: expected one of table, json, markdown, html (got ${JSON.stringify(output)})`);
   const top = Number(raw.top ?? 20);
   if (!Number.isInteger(top) || top < 1) throw new UsageError(`--top: expected a positive whole number (got ${JSON.stringify(raw.top)})`);
   let kubeVersion: KubeVersion | null = null;
@@ -106,5 +108,6 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     threads,
     minSplitBytes,
     maxGroups,
+    redact: raw.redact === true || raw.redactKey !== undefined ? { key: raw.redactKey === undefined ? null : String(raw.redactKey) } : null,
   });
 }

@@ -10,7 +10,7 @@ export interface OptionSpec {
 }
 
 export const SCAN_OPTIONS: OptionSpec[] = [
-  { flags: '-o, --output <format>', description: 'output format', choices: ['table', 'json', 'markdown'], default: 'table' },
+  { flags: '-o, --output <format>', description: 'output format', choices: ['table', 'json', 'markdown', 'html'], default: 'table' },
   { flags: '-n, --top <n>', description: 'rows per table (groups, ranges, user agents)', default: '20' },
   { flags: '--kube-version <version>', description: 'Kubernetes version of the apiservers (e.g. 1.29); inferred from control-plane user agents when omitted' },
   { flags: '--etcd-version <version>', description: 'etcd version (decides consistent reads from cache on 1.31+); read from the etcd log when omitted' },
@@ -24,6 +24,8 @@ export const SCAN_OPTIONS: OptionSpec[] = [
   { flags: '--no-apf', description: 'do not print API Priority and Fairness manifests in the table output' },
   { flags: '-j, --threads <n>', description: 'worker threads for files over 32 MB and for gzip/stdin streams (1 = none); results do not depend on it', default: 'auto' },
   { flags: '--max-groups <n>', description: 'most client groups kept; past it the smallest are folded into one "other" count (bounded memory)', default: '50000' },
+  { flags: '--redact', description: 'replace usernames and namespaces with stable pseudonyms (HMAC), to share a report outside the company' },
+  { flags: '--redact-key <key>', description: 'key for --redact, so two reports use the same pseudonyms (default: random per run)' },
   { flags: '--verbose', description: 'print every skipped line as file:line: reason (reads on one thread, to keep line numbers)', default: false },
   { flags: '--strict', description: 'exit 1 when any line was skipped', default: false },
 ];

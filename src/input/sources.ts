@@ -90,7 +90,9 @@ export function describeFsError(err: unknown): string {
       return 'symlink loop';
     case 'Z_DATA_ERROR':
     case 'Z_BUF_ERROR':
-      return `corrupt gzip data (${e.message})`;
+      return /header check|unknown compression/.test(e.message)
+        ? `trailing data after the gzip stream (${e.message}); lines of its last 64 KB of compressed data may be missing`
+        : `corrupt gzip data (${e.message})`;
     default:
       return e?.message ?? String(err);
   }
@@ -116,13 +118,24 @@ export async function* readBytes(raw: Readable, onGzip: () => void): AsyncGenera
   if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
     onGzip();
     const gunzip = createGunzip({ chunkSize: 1 << 20 });
+    let fed = 0;
     const feed = async (): Promise<void> => {
       try {
-        if (!gunzip.write(head)) await new Promise((r) => gunzip.once('drain', r));
+        // Feed zlib in 64 KB slices, each awaited: when a stream ends in trailing garbage, zlib fails on the slice
+        // that holds it and drops that slice's output, so small slices keep what is lost small.
+        const write = (buf: Buffer): Promise<void> =>
+          new Promise((resolve, reject) => {
+            gunzip.write(buf, (err) => (err ? reject(err) : resolve()));
+          });
+        const feedAll = async (buf: Buffer): Promise<void> => {
+          fed += buf.length;
+          for (let i = 0; i < buf.length; i += 1 << 16) await write(buf.subarray(i, Math.min(buf.length, i + (1 << 16))));
+        };
+        await feedAll(head);
         for (;;) {
           const n = await it.next();
           if (n.done) break;
-          if (!gunzip.write(n.value)) await new Promise((r) => gunzip.once('drain', r));
+          await feedAll(n.value);
         }
         gunzip.end();
       } catch (err) {
@@ -131,6 +144,9 @@ export async function* readBytes(raw: Readable, onGzip: () => void): AsyncGenera
     };
     void feed();
     for await (const chunk of gunzip) yield chunk as Buffer;
+    // zlib stops at the end of the last gzip member; bytes after it (padding, garbage) are not data.
+    const trailing = fed - gunzip.bytesWritten;
+    if (trailing > 0) throw new Error(`${trailing} bytes of trailing data after the gzip stream were ignored`);
     return;
   }
   yield head;

@@ -103,6 +103,11 @@ export class ScanPool {
     this.send(i, { t: 'chunk', seq: this.nextSeq++, inputIndex, name, buf, firstOfInput }, [buf.buffer as ArrayBuffer]);
   }
 
+  /** Asks every worker to cut its current segment short (SIGINT). */
+  stop(): void {
+    for (let i = 0; i < this.workers.length; i++) this.send(i, { t: 'stop' });
+  }
+
   /** Waits for every queued segment to be reconciled. */
   async drain(): Promise<void> {
     await this.throttle(1);

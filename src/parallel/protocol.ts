@@ -6,7 +6,8 @@ export type ToWorker =
   | { t: 'init'; etcdPrefix: string; maxLineBytes: number | undefined; maxGroups: number | undefined }
   | { t: 'range'; seq: number; inputIndex: number; name: string; path: string; start: number; end: number; firstOfInput: boolean }
   | { t: 'chunk'; seq: number; inputIndex: number; name: string; buf: Uint8Array; firstOfInput: boolean }
-  | { t: 'finish' };
+  | { t: 'finish' }
+  | { t: 'stop' };
 
 export type FromWorker =
   | { t: 'segment'; seq: number; result: SegmentResult }

@@ -16,7 +16,13 @@ const post = (m: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMes
 
 // One segment at a time: a ScanState has one current segment, and reading a range awaits I/O.
 let queue: Promise<void> = Promise.resolve();
+let stopped = false;
 port.on('message', (m: ToWorker) => {
+  // SIGINT in the main thread: finish the current segment early; it still reports what it read.
+  if (m.t === 'stop') {
+    stopped = true;
+    return;
+  }
   queue = queue.then(() => handle(m)).catch((err: unknown) => post({ t: 'error', seq: 'seq' in m ? m.seq : -1, message: (err as Error).message ?? String(err) }));
 });
 
@@ -35,6 +41,7 @@ async function handle(m: ToWorker): Promise<void> {
       try {
         const stream = createReadStream(m.path, { start: m.start, end: m.end - 1, highWaterMark: 1 << 20 });
         for await (const chunk of stream) {
+          if (stopped) break;
           feed.push(chunk as Buffer);
           bytes += (chunk as Buffer).length;
           if (bytes >= 16 << 20) {
@@ -61,6 +68,8 @@ async function handle(m: ToWorker): Promise<void> {
       post({ t: 'segment', seq: m.seq, result: s.endSegment() });
       return;
     }
+    case 'stop':
+      return;
     case 'finish':
       post({ t: 'snapshot', snapshot: state!.snapshot() });
       return;

@@ -76,3 +76,37 @@ describe('audit-scan as a process', () => {
     expect(code).toBe(0);
   });
 });
+
+describe('interruptions and write errors', () => {
+  it('SIGINT prints what was read so far and exits 130', async () => {
+    const child = spawn(process.execPath, [BIN, '-o', 'json', '-'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const line = readFileSync(`${ROOT}/fixtures/audit/seed-vector-requestresponse.jsonl`, 'utf8');
+    // keep stdin open: the scan is still reading when the signal comes
+    child.stdin.write(line);
+    await new Promise((r) => setTimeout(r, 700));
+    child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 100));
+    child.stdin.end();
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(code).toBe(130);
+    expect(JSON.parse(stdout).totals.requests).toBe(8);
+    expect(stderr).toContain('interrupted');
+  });
+
+  it('a write error on stdout (not EPIPE) exits 2 and claims no success', async () => {
+    const { Writable, PassThrough } = await import('node:stream');
+    const { run } = await import('../../src/cli/main.js');
+    let err = '';
+    const stdout = new Writable({ write: (_c, _e, cb) => cb(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })) });
+    const stderr = new Writable({ write: (c, _e, cb) => ((err += c), cb()) });
+    const stdin = new PassThrough();
+    stdin.end();
+    const code = await run(['fixtures/demo'], { stdin, stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, columns: undefined, env: {} });
+    expect(code).toBe(2);
+    expect(err).toContain('cannot write output: no space left on device');
+  });
+});

@@ -9,8 +9,10 @@ import { readSources } from '../../scan.js';
 import { renderJson } from '../../render/json.js';
 import { renderMarkdown } from '../../render/markdown.js';
 import { renderTable } from '../../render/table.js';
+import { renderHtml } from '../../render/html.js';
 import { formatSkip, summarizeDiagnostics } from '../../diagnostics.js';
 import { Progress } from '../../render/progress.js';
+import { Redactor } from '../../analyze/redact.js';
 import type { ScanConfig } from '../config.js';
 
 /** The result of a scan: what to print and how it went. */
@@ -55,11 +57,18 @@ export async function runScan(
     objectsGiven: cfg.objectsGiven,
     top: cfg.top,
     toolVersion,
+    redactor: cfg.redact === null ? null : new Redactor(cfg.redact.key),
   });
   const diagnostics = problems.map((p) => `audit-scan: ${p.name}: ${p.message}`).concat(summarizeDiagnostics(report));
   const chalk = new Chalk({ level: cfg.color ? 1 : 0 });
   const stdout =
-    cfg.output === 'json' ? renderJson(report) : cfg.output === 'markdown' ? renderMarkdown(report) : renderTable(report, { chalk, width: cfg.width, showApf: cfg.showApf });
+    cfg.output === 'json'
+      ? renderJson(report)
+      : cfg.output === 'markdown'
+        ? renderMarkdown(report)
+        : cfg.output === 'html'
+          ? renderHtml(report)
+          : renderTable(report, { chalk, width: cfg.width, showApf: cfg.showApf });
   const hardProblems = problems.filter((p) => !p.message.startsWith('same file'));
   return { stdout, diagnostics, report, inputFailed: failures.length > 0 || hardProblems.length > 0, interrupted: shouldStop() };
 }
