@@ -70,7 +70,7 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
   const getPool = async (): Promise<ScanPool> => {
     if (pool === null) {
       const { ScanPool: P } = await import('./parallel/pool.js');
-      pool = new P(state, threads, o.etcdPrefix, o.maxLineBytes, o.maxGroups, (n) => o.onBytes?.(n));
+      pool = new P(state, threads, o.etcdPrefix, o.maxLineBytes, o.maxGroups, state.timeOptions, (n) => o.onBytes?.(n));
     }
     return pool;
   };

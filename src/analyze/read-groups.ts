@@ -5,6 +5,7 @@
 import type { AuditEvent } from '../model/audit-event.js';
 import type { ListQuery } from '../model/request-uri.js';
 import type { SelectorInfo } from '../model/selector.js';
+import { TimeSeries, reviveSeries } from './time-series.js';
 
 /** Most namespaces (or nodes) a group remembers by name; past that only the count of the overflow grows. */
 export const MAX_SET_PER_GROUP = 100_000;
@@ -34,7 +35,12 @@ export interface ReadGroup {
   returnedMax: number;
   /** responseStatus.code class → count ("2xx", "429", "4xx", "5xx", "none") */
   codes: Map<string, number>;
+  /** requests over time (requestReceivedTimestamp) */
+  series: TimeSeries;
 }
+
+/** Most time buckets one group keeps before its series coarsens. */
+const GROUP_SERIES_BUCKETS = 4096;
 
 /** A compact key for the query fields that decide where a read is served: rvClass, rvm, limit?, continue?, sendInitialEvents?. */
 export function signatureOf(q: ListQuery): string {
@@ -91,7 +97,10 @@ export class ReadGroups {
   readonly groups = new Map<string, ReadGroup>();
   readonly overflow: GroupOverflow = { groups: 0, requests: new Map(), maxFolded: 0 };
 
-  constructor(private readonly maxGroups = DEFAULT_MAX_GROUPS) {}
+  constructor(
+    private readonly maxGroups = DEFAULT_MAX_GROUPS,
+    private readonly bucketMs = 1000,
+  ) {}
 
   /** Folds the smaller half of the groups into `overflow`. O(n log n) once per maxGroups/2 new groups. */
   private prune(): void {
@@ -134,6 +143,7 @@ export class ReadGroups {
         returnedN: 0,
         returnedMax: 0,
         codes: new Map(),
+        series: new TimeSeries(this.bucketMs, GROUP_SERIES_BUCKETS),
       };
       if (this.groups.size >= this.maxGroups) this.prune();
       this.groups.set(key, g);
@@ -145,6 +155,7 @@ export class ReadGroups {
     if (namespace.length > 0) addCapped(g, g.namespaces, namespace);
     const t = e.receivedMs;
     if (t !== null) {
+      g.series.add(t);
       if (g.firstMs === null || t < g.firstMs) g.firstMs = t;
       if (g.lastMs === null || t > g.lastMs) g.lastMs = t;
     }
@@ -167,9 +178,10 @@ export class ReadGroups {
     for (const [key, o] of other) {
       const g = this.groups.get(key);
       if (g === undefined) {
-        this.groups.set(key, o);
+        this.groups.set(key, { ...o, series: reviveSeries(o.series, GROUP_SERIES_BUCKETS) });
         continue;
       }
+      g.series.merge(o.series);
       g.requests += o.requests;
       for (const [s, n] of o.signatures) g.signatures.set(s, (g.signatures.get(s) ?? 0) + n);
       for (const n of o.nodes) addCapped(g, g.nodes, n);

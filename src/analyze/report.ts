@@ -7,6 +7,7 @@ import { querySignature, type ReadGroup } from './read-groups.js';
 import { NO_UA, resourceKeyOf, type ScanState } from './scan-state.js';
 import { mergeAgg, type EtcdAgg } from './etcd-reads.js';
 import { renderApfYaml } from './apf.js';
+import { buildTimeline, findRestarts, findStorms, findTokenWaves, type RestartFinding, type StormFinding, type Timeline, type TokenFinding } from './time-analysis.js';
 import type { Redactor } from './redact.js';
 import { formatKubeVersion, inferKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
 import { formatTimestamp } from '../parse/time.js';
@@ -111,6 +112,12 @@ export interface Finding {
   apf?: string | null;
 }
 
+/** Any finding in findings[]. */
+export type AnyFinding = Finding | RestartFinding | StormFinding | TokenFinding;
+
+/** The APF manifests of a finding, if it has them. */
+export const apfOf = (f: AnyFinding): string | null => ('apf' in f ? (f.apf ?? null) : null);
+
 export interface ScanReport {
   schemaVersion: 1;
   tool: { name: 'audit-scan'; version: string };
@@ -125,6 +132,8 @@ export interface ScanReport {
     getFromEtcd: number;
     watchRequests: number;
     tokenRequests: number;
+    /** requests left out by the filters */
+    filteredOut: number;
     etcdSlowRanges: number;
     etcdInternalRanges: number;
     etcdInternalByReason: Record<string, number>;
@@ -141,7 +150,8 @@ export interface ScanReport {
   getGroups: GroupReport[];
   etcdRanges: EtcdRangeReport[];
   topUserAgents: Array<{ userAgent: string; requests: number }>;
-  findings: Finding[];
+  findings: AnyFinding[];
+  timeline: Timeline;
 }
 
 const toObj = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
@@ -175,6 +185,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   const clusterNodes = state.clusterNodes.size;
 
   const lists: GroupReport[] = [];
+  const index = new Map<string, { report: GroupReport; raw: ReadGroup }>();
   const gets: GroupReport[] = [];
   let listRequests = 0;
   let listWithoutRv = 0;
@@ -188,6 +199,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   watchRequests += state.groups.overflow.requests.get('watch') ?? 0;
   for (const g of state.groups.groups.values()) {
     const r = reportGroup(g, serving, etcdAggs, state, clusterNodes, o);
+    index.set(g.key, { report: r, raw: g });
     if (g.verb === 'list') {
       listRequests += r.requests;
       listWithoutRv += r.withoutResourceVersion;
@@ -241,6 +253,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
       getFromEtcd,
       watchRequests,
       tokenRequests: state.counters.tokenRequests,
+      filteredOut: state.counters.filteredOut,
       etcdSlowRanges: state.etcd.clientReads,
       etcdInternalRanges: state.etcd.internalReads,
       etcdInternalByReason: toObj(state.etcd.internalByReason),
@@ -266,8 +279,17 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
         requests,
       })),
     findings: [],
+    timeline: { bucketSeconds: state.timeOptions.bucketMs / 1000, series: [] },
   };
-  report.findings = buildFindings(report, lists, gets, etcdRanges, assumed.version);
+  const rank: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
+  const token = findTokenWaves(state);
+  report.findings = [...buildFindings(report, lists, gets, etcdRanges, assumed.version), ...findStorms(state, index), ...(token ? [token] : []), ...findRestarts(state)];
+  report.findings.sort((a, b) => rank[a.severity]! - rank[b.severity]!);
+  const rawOf = new Map([...index.values()].map((v) => [v.report, v.raw]));
+  report.timeline = buildTimeline(
+    state,
+    lists.slice(0, 5).map((g) => ({ key: `${clientName(g.userAgent, g.username)} ${g.username} list ${g.resource}${g.selector ? ` ${g.selector}` : ''}`, series: rawOf.get(g)!.series })),
+  );
   return report;
 }
 

@@ -9,6 +9,8 @@ import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-ve
 import { classifyLine } from '../parse/line-kind.js';
 import { parseEtcdCapnslog, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
 import { ReadGroups, type GroupOverflow, type ReadGroup } from './read-groups.js';
+import { TimeSeries, reviveSeries } from './time-series.js';
+import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
 
 /** Counts for one input (file or stdin). The JSON contract's inputs[] is built from this. */
@@ -48,6 +50,8 @@ const HEAD_SLACK_MS = 1000;
 /** Totals over all inputs (before the report adds derived figures). */
 export interface Counters {
   requests: number;
+  /** requests left out by --since/--until/--user/--verb/--resource/--namespace */
+  filteredOut: number;
   pendingEvicted: number;
   byVerb: Map<string, number>;
   tokenRequests: number;
@@ -65,6 +69,37 @@ interface Segment {
   recentRing: string[];
   recentPos: number;
   head: Set<string>;
+  /** event times, for gaps in the input's stream */
+  firstT: number | null;
+  lastT: number | null;
+  gaps: Array<[number, number]>;
+}
+
+/** Options for the time analysis (issue 5), shared with workers. */
+export interface TimeOptions {
+  filter: FilterSpec;
+  bucketMs: number;
+  /** a pause in one input's events this long is a gap (apiserver restart or log loss) */
+  gapMs: number;
+}
+
+export const DEFAULT_TIME_OPTIONS: TimeOptions = { filter: NO_FILTER, bucketMs: 1000, gapMs: 30_000 };
+
+/** Time series kept for the time analysis; all mergeable. */
+export interface TimeState {
+  all: TimeSeries;
+  tokens: TimeSeries;
+  /** namespace/serviceaccount → TokenRequests */
+  tokenAccounts: Map<string, number>;
+  /** TokenRequest expirationSeconds → count (seen at Request level and above) */
+  tokenTtls: Map<number, number>;
+  /** resource key → list requests */
+  listsByResource: Map<string, TimeSeries>;
+  /** input index → list requests / final stages of watches */
+  inputLists: Map<number, TimeSeries>;
+  inputWatchEnds: Map<number, TimeSeries>;
+  /** input index → gaps [from, to] in its event stream (filled by reconcile) */
+  inputGaps: Map<number, Array<[number, number]>>;
 }
 
 /** What a finished segment hands to reconcile(): its counts, its open requests and its edges. */
@@ -76,6 +111,7 @@ export interface SegmentResult {
   /** final-stage events of requests received before this segment began (plus slack) */
   head: Set<string>;
   etcdEdges: EtcdSegmentEdges;
+  timing: { firstT: number | null; lastT: number | null; gaps: Array<[number, number]> };
 }
 
 /** The aggregates of a ScanState, as a worker posts them (structured clone keeps Maps and Sets). */
@@ -89,6 +125,7 @@ export interface StateSnapshot {
   fullListObjects: Map<string, number>;
   counters: Counters;
   userAgents: Map<string, number>;
+  time: TimeState;
 }
 
 /** Adds segment counts `b` into input counts `a`. */
@@ -150,7 +187,9 @@ export class ScanState {
   readonly clusterNodes = new Set<string>();
   /** resource key → most objects seen in one unfiltered, complete list response (RequestResponse level). */
   readonly fullListObjects = new Map<string, number>();
-  readonly counters: Counters = { requests: 0, pendingEvicted: 0, byVerb: new Map(), tokenRequests: 0 };
+  readonly counters: Counters = { requests: 0, filteredOut: 0, pendingEvicted: 0, byVerb: new Map(), tokenRequests: 0 };
+  /** time: every counted request, TokenRequests, lists per resource, and per input lists and watch ends */
+  readonly time: TimeState;
   readonly userAgents = new Map<string, number>();
 
   private segment: Segment | null = null;
@@ -165,9 +204,34 @@ export class ScanState {
     private readonly etcdPrefix: string,
     private readonly onSkip: SkipListener | null = null,
     maxGroups?: number,
+    readonly timeOptions: TimeOptions = DEFAULT_TIME_OPTIONS,
   ) {
     this.etcd = new EtcdReads(etcdPrefix);
-    this.groups = new ReadGroups(maxGroups);
+    this.groups = new ReadGroups(maxGroups, timeOptions.bucketMs);
+    this.filter = compileFilter(timeOptions.filter);
+    const b = timeOptions.bucketMs;
+    this.time = {
+      all: new TimeSeries(b),
+      tokens: new TimeSeries(b),
+      tokenAccounts: new Map(),
+      tokenTtls: new Map(),
+      listsByResource: new Map(),
+      inputLists: new Map(),
+      inputWatchEnds: new Map(),
+      inputGaps: new Map(),
+    };
+  }
+
+  private readonly filter: ((e: AuditEvent) => boolean) | null;
+  private readonly inputLastT = new Map<number, number>();
+
+  private seriesIn(m: Map<string | number, TimeSeries>, k: string | number, cap = 100_000): TimeSeries {
+    let s = m.get(k);
+    if (s === undefined) {
+      s = new TimeSeries(this.timeOptions.bucketMs, cap);
+      m.set(k, s);
+    }
+    return s;
   }
 
   /** Registers an input; returns its index (for segments read elsewhere, e.g. by workers). */
@@ -189,6 +253,9 @@ export class ScanState {
       recentRing: new Array(RECENT_TERMINALS),
       recentPos: 0,
       head: new Set(),
+      firstT: null,
+      lastT: null,
+      gaps: [],
     };
     return input;
   }
@@ -199,7 +266,7 @@ export class ScanState {
     const edges = g.etcd.endSegment();
     this.etcd.merge(g.etcd);
     this.segment = null;
-    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, etcdEdges: edges };
+    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: g.gaps } };
   }
 
   /** Adds a finished segment to the scan. Call in input order, segment by segment. */
@@ -221,6 +288,13 @@ export class ScanState {
     }
     this.etcd.joinSegments(this.etcdTails.get(r.inputIndex) ?? [], r.etcdEdges.head);
     this.etcdTails.set(r.inputIndex, r.etcdEdges.tail);
+    // Gaps: those inside the segment, and the one between the previous segment's last event and this one's first.
+    const gaps = this.time.inputGaps.get(r.inputIndex) ?? [];
+    const prev = this.inputLastT.get(r.inputIndex);
+    if (prev !== undefined && r.timing.firstT !== null && r.timing.firstT - prev > this.timeOptions.gapMs) gaps.push([prev, r.timing.firstT]);
+    for (const gp of r.timing.gaps) if (gaps.length < 1000) gaps.push(gp);
+    if (gaps.length > 0) this.time.inputGaps.set(r.inputIndex, gaps);
+    if (r.timing.lastT !== null) this.inputLastT.set(r.inputIndex, Math.max(prev ?? -Infinity, r.timing.lastT));
   }
 
   /** Single-stream convenience: registers an input and begins its only segment. */
@@ -257,6 +331,7 @@ export class ScanState {
       fullListObjects: this.fullListObjects,
       counters: this.counters,
       userAgents: this.userAgents,
+      time: this.time,
     };
   }
 
@@ -269,6 +344,15 @@ export class ScanState {
     for (const n of o.clusterNodes) this.clusterNodes.add(n);
     for (const [k, n] of o.fullListObjects) if ((this.fullListObjects.get(k) ?? -1) < n) this.fullListObjects.set(k, n);
     this.counters.requests += o.counters.requests;
+    this.counters.filteredOut += o.counters.filteredOut;
+    const t = this.time;
+    t.all.merge(o.time.all);
+    t.tokens.merge(o.time.tokens);
+    for (const [k, n] of o.time.tokenAccounts) bump(t.tokenAccounts, k, n);
+    for (const [k, n] of o.time.tokenTtls) t.tokenTtls.set(k, (t.tokenTtls.get(k) ?? 0) + n);
+    for (const [k, s] of o.time.listsByResource) this.seriesIn(t.listsByResource as Map<string | number, TimeSeries>, k).merge(s);
+    for (const [k, s] of o.time.inputLists) this.seriesIn(t.inputLists as Map<string | number, TimeSeries>, k).merge(s);
+    for (const [k, s] of o.time.inputWatchEnds) this.seriesIn(t.inputWatchEnds as Map<string | number, TimeSeries>, k).merge(s);
     this.counters.pendingEvicted += o.counters.pendingEvicted;
     this.counters.tokenRequests += o.counters.tokenRequests;
     for (const [k, n] of o.counters.byVerb) bump(this.counters.byVerb, k, n);
@@ -441,6 +525,12 @@ export class ScanState {
 
   private addEtcd(e: EtcdEntry): void {
     const s = this.cur();
+    const f = this.timeOptions.filter;
+    if (e.tsMs !== null && ((f.sinceMs !== null && e.tsMs < f.sinceMs) || (f.untilMs !== null && e.tsMs >= f.untilMs))) {
+      s.input.otherLines++;
+      bump(s.input.otherKinds, 'etcd outside --since/--until');
+      return;
+    }
     if (e.kind === 'range') {
       s.input.etcdEntries++;
       s.etcd.add(e);
@@ -473,6 +563,9 @@ export class ScanState {
     if (t !== null) {
       this.touchTime(g.input, t);
       if (g.startMs === null) g.startMs = t;
+      if (g.firstT === null) g.firstT = t;
+      if (g.lastT !== null && t - g.lastT > this.timeOptions.gapMs && g.gaps.length < 1000) g.gaps.push([g.lastT, t]);
+      if (g.lastT === null || t > g.lastT) g.lastT = t;
     }
     const id = e.auditID;
     if (isTerminalStage(e.stage)) {
@@ -500,7 +593,18 @@ export class ScanState {
 
   private countRequest(e: AuditEvent): void {
     const c = this.counters;
+    if (this.filter !== null && !this.filter(e)) {
+      c.filteredOut++;
+      return;
+    }
     c.requests++;
+    const at = e.receivedMs;
+    const inputIndex = this.segment?.inputIndex ?? -1;
+    if (at !== null) {
+      this.time.all.add(at);
+      if (e.verb === 'list') this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);
+      if (e.verb === 'watch' && isTerminalStage(e.stage)) this.seriesIn(this.time.inputWatchEnds as Map<string | number, TimeSeries>, inputIndex).add(e.stageMs ?? at);
+    }
     bump(c.byVerb, e.verb);
     if (e.userAgent.length > 0 || e.username.length > 0) {
       this.versions.add(e.username, e.userAgent);
@@ -510,7 +614,13 @@ export class ScanState {
     let node: string | null = e.nodeName;
     if (node === null && e.username.startsWith('system:node:')) node = e.username.slice(12);
     if (e.verb !== 'list' && e.verb !== 'get' && e.verb !== 'watch') {
-      if (e.verb === 'create' && e.subresource === 'token' && e.resource === 'serviceaccounts') c.tokenRequests++;
+      if (e.verb === 'create' && e.subresource === 'token' && e.resource === 'serviceaccounts') {
+        c.tokenRequests++;
+        if (at !== null) this.time.tokens.add(at);
+        const k = `${e.namespace}/${e.name}`;
+        if (this.time.tokenAccounts.size < 10_000 || this.time.tokenAccounts.has(k)) bump(this.time.tokenAccounts, k);
+        if (e.tokenExpirationSeconds !== null) this.time.tokenTtls.set(e.tokenExpirationSeconds, (this.time.tokenTtls.get(e.tokenExpirationSeconds) ?? 0) + 1);
+      }
       if (node !== null) this.clusterNodes.add(node);
       return;
     }
@@ -536,6 +646,7 @@ export class ScanState {
         if ((this.fullListObjects.get(rk) ?? -1) < total) this.fullListObjects.set(rk, total);
       }
     }
+    if (e.verb === 'list' && e.receivedMs !== null) this.seriesIn(this.time.listsByResource as Map<string | number, TimeSeries>, resourceKeyOf(apiGroup, resource)).add(e.receivedMs);
     this.groups.add(e, resource, apiGroup, namespace, q, sel, node);
   }
 }

@@ -2,6 +2,8 @@
 
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../errors.js';
+import { parseDurationFlag, parseTimeFlag } from '../analyze/filters.js';
+import type { TimeOptions } from '../analyze/scan-state.js';
 import { parseKubeVersion, type KubeVersion } from '../model/kube-version.js';
 
 export type OutputFormat = 'table' | 'json' | 'markdown' | 'html';
@@ -27,6 +29,7 @@ export interface ScanConfig {
   maxGroups: number;
   /** --redact: null = off; otherwise the key (null key inside = random per run) */
   redact: { key: string | null } | null;
+  time: TimeOptions;
 }
 
 /** What the environment says, for defaults. */
@@ -40,7 +43,7 @@ const list = (v: unknown): string[] =>
   (Array.isArray(v) ? v : v === undefined ? [] : [v]).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter((s) => s.length > 0);
 
 /** Validates raw commander values. */
-export function resolveConfig(files: string[], raw: Record<string, unknown>, e: Env): ScanConfig {
+export function resolveConfig(files: string[], raw: Record<string, unknown>, e: Env, nowMs = Date.now()): ScanConfig {
   const output = String(raw.output ?? 'table');
   if (!['table', 'json', 'markdown', 'html'].includes(output)) throw new UsageError(`--output: expected one of table, json, markdown, html (got ${JSON.stringify(output)})`);
   const top = Number(raw.top ?? 20);
@@ -88,6 +91,24 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
   // For tests: split files and streams smaller than the default 32 MB.
   const split = e.env.AUDIT_SCAN_MIN_SPLIT_BYTES;
   const minSplitBytes = split !== undefined && /^\d+$/.test(split) ? Number(split) : undefined;
+  const timeFlag = (name: string, v: unknown): number | null => {
+    if (v === undefined) return null;
+    const ms = parseTimeFlag(String(v), nowMs);
+    if (ms === null) throw new UsageError(`--${name}: expected RFC 3339 (2026-11-30T10:00:00Z) or a duration like 30m (got ${JSON.stringify(v)})`);
+    return ms;
+  };
+  const sinceMs = timeFlag('since', raw.since);
+  const untilMs = timeFlag('until', raw.until);
+  if (sinceMs !== null && untilMs !== null && untilMs <= sinceMs) throw new UsageError('--until: must be after --since');
+  const dur = (name: string, v: unknown, min: number): number => {
+    const ms = parseDurationFlag(String(v));
+    if (ms === null || ms < min) throw new UsageError(`--${name}: expected a duration like 1s, 10s or 1m (got ${JSON.stringify(v)})`);
+    return ms;
+  };
+  const bucketMs = dur('bucket', raw.bucket ?? '1s', 1000);
+  if (bucketMs % 1000 !== 0) throw new UsageError(`--bucket: expected whole seconds (got ${JSON.stringify(raw.bucket)})`);
+  const gapMs = dur('gap', raw.gap ?? '30s', 1000);
+  const time: TimeOptions = { filter: { sinceMs, untilMs, users: list(raw.user), verbs: list(raw.verb), resources: list(raw.resource), namespaces: list(raw.namespace) }, bucketMs, gapMs };
   const maxGroups = Number(raw.maxGroups ?? 50000);
   if (!Number.isInteger(maxGroups) || maxGroups < 10) throw new UsageError(`--max-groups: expected a whole number ≥ 10 (got ${JSON.stringify(raw.maxGroups)})`);
   return Object.freeze({
@@ -108,6 +129,7 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     threads,
     minSplitBytes,
     maxGroups,
+    time,
     redact: raw.redact === true || raw.redactKey !== undefined ? { key: raw.redactKey === undefined ? null : String(raw.redactKey) } : null,
   });
 }

@@ -35,6 +35,8 @@ export interface AuditEvent {
   stageMs: number | null;
   returnedItems: number | null;
   remainingItems: number | null;
+  /** TokenRequest spec.expirationSeconds (Request level or above), else null; the token itself is never read */
+  tokenExpirationSeconds: number | null;
 }
 
 /** true for the stages after which an event for this auditID is final. */
@@ -95,6 +97,15 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: stri
       if (typeof r === 'number' && Number.isFinite(r)) remainingItems = r;
     }
   }
+  let tokenExpirationSeconds: number | null = null;
+  for (const body of [o.requestObject, resp]) {
+    if (body === null || typeof body !== 'object') continue;
+    const spec = (body as Record<string, unknown>).spec;
+    if (spec !== null && typeof spec === 'object') {
+      const x = (spec as Record<string, unknown>).expirationSeconds;
+      if (typeof x === 'number' && Number.isFinite(x) && x > 0) tokenExpirationSeconds = x;
+    }
+  }
   const stageMs = parseTimestampMs(o.stageTimestamp) ?? parseTimestampMs(o.timestamp);
   return ok({
     auditID,
@@ -115,5 +126,6 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: stri
     stageMs,
     returnedItems,
     remainingItems,
+    tokenExpirationSeconds,
   });
 }

@@ -2,7 +2,7 @@
  * order, and merges the workers' aggregates at the end. */
 
 import { Worker } from 'node:worker_threads';
-import type { ScanState, SegmentResult } from '../analyze/scan-state.js';
+import type { ScanState, SegmentResult, TimeOptions } from '../analyze/scan-state.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 // Always the compiled worker: from src/ (tests) and from dist/ this resolves to dist/parallel/worker.js.
@@ -25,6 +25,7 @@ export class ScanPool {
     etcdPrefix: string,
     maxLineBytes: number | undefined,
     maxGroups: number | undefined,
+    time: TimeOptions,
     private readonly onBytes: (n: number) => void = () => {},
   ) {
     for (let i = 0; i < size; i++) {
@@ -33,7 +34,7 @@ export class ScanPool {
       w.on('error', (err) => this.fail(err));
       this.workers.push(w);
       this.busy.push(0);
-      this.send(i, { t: 'init', etcdPrefix, maxLineBytes, maxGroups });
+      this.send(i, { t: 'init', etcdPrefix, maxLineBytes, maxGroups, time });
     }
   }
 

@@ -1,9 +1,9 @@
 /*! Messages between the main thread and scan workers (structured clone keeps Maps and Sets). */
 
-import type { SegmentResult, StateSnapshot } from '../analyze/scan-state.js';
+import type { SegmentResult, StateSnapshot, TimeOptions } from '../analyze/scan-state.js';
 
 export type ToWorker =
-  | { t: 'init'; etcdPrefix: string; maxLineBytes: number | undefined; maxGroups: number | undefined }
+  | { t: 'init'; etcdPrefix: string; maxLineBytes: number | undefined; maxGroups: number | undefined; time: TimeOptions }
   | { t: 'range'; seq: number; inputIndex: number; name: string; path: string; start: number; end: number; firstOfInput: boolean }
   | { t: 'chunk'; seq: number; inputIndex: number; name: string; buf: Uint8Array; firstOfInput: boolean }
   | { t: 'finish' }

@@ -29,7 +29,7 @@ port.on('message', (m: ToWorker) => {
 async function handle(m: ToWorker): Promise<void> {
   switch (m.t) {
     case 'init':
-      state = new ScanState(m.etcdPrefix, null, m.maxGroups);
+      state = new ScanState(m.etcdPrefix, null, m.maxGroups, m.time);
       maxLineBytes = m.maxLineBytes;
       return;
     case 'range': {

@@ -1,7 +1,7 @@
 /*! --output html: one self-contained page (no scripts, no external assets) for a postmortem or a ticket.
  * Every string from the log goes through escapeHtml(), which also strips control characters and secrets. */
 
-import type { GroupReport, ScanReport } from '../analyze/report.js';
+import { apfOf, type GroupReport, type ScanReport } from '../analyze/report.js';
 import { formatBytes, formatCount, formatRatio, orDash } from './format.js';
 import { escapeHtml as h } from './text-safety.js';
 
@@ -36,7 +36,8 @@ export function renderHtml(r: ScanReport): string {
     out.push('<ol>');
     for (const f of r.findings) {
       out.push(`<li><span class="${f.severity}">${h(f.severity.toUpperCase())}</span> ${h(f.summary)}<br><i>Fix:</i> ${h(f.fix)}`);
-      if (f.apf) out.push(`<details><summary>API Priority and Fairness manifests</summary><pre><code>${h(f.apf)}</code></pre></details>`);
+      const apf = apfOf(f);
+      if (apf) out.push(`<details><summary>API Priority and Fairness manifests</summary><pre><code>${h(apf)}</code></pre></details>`);
       out.push('</li>');
     }
     out.push('</ol>');

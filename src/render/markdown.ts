@@ -1,6 +1,6 @@
 /*! --output markdown: a report to paste into an incident postmortem. Every log string is escaped for Markdown. */
 
-import type { ScanReport } from '../analyze/report.js';
+import { apfOf, type ScanReport } from '../analyze/report.js';
 import { formatBytes, formatCount, formatRatio, orDash } from './format.js';
 import { escapeMarkdown as md, safeText } from './text-safety.js';
 
@@ -25,9 +25,10 @@ export function renderMarkdown(r: ScanReport): string {
   r.findings.forEach((f, i) => {
     out.push(`${i + 1}. **${f.severity.toUpperCase()}**: ${md(f.summary)}`);
     out.push(`   - *Fix:* ${md(f.fix)}`);
-    if (f.apf) {
+    const apf = apfOf(f);
+    if (apf) {
       out.push('   - *API Priority and Fairness:*', '', '     ```yaml');
-      for (const l of f.apf.trimEnd().split('\n')) out.push('     ' + safeText(l).replace(/```/g, "'''"));
+      for (const l of apf.trimEnd().split('\n')) out.push('     ' + safeText(l).replace(/```/g, "'''"));
       out.push('     ```');
     }
     out.push('');

@@ -3,7 +3,9 @@
 
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
-import type { Finding, GroupReport, ScanReport } from '../analyze/report.js';
+import { apfOf, type AnyFinding, type GroupReport, type ScanReport } from '../analyze/report.js';
+import { sparkline } from './sparkline.js';
+import { squeeze } from '../analyze/time-analysis.js';
 import { formatBytes, formatCount, formatRatio, orDash, shortTime } from './format.js';
 import { safeText, truncate } from './text-safety.js';
 
@@ -66,7 +68,7 @@ function drawTable(cols: Col[], rows: string[][], width: number, chalk: ChalkIns
   return t.toString().split('\n').map((l) => l.trimEnd()).join('\n');
 }
 
-const sevColor = (c: ChalkInstance, s: Finding['severity']): ((x: string) => string) =>
+const sevColor = (c: ChalkInstance, s: AnyFinding['severity']): ((x: string) => string) =>
   s === 'critical' ? (x) => c.red.bold(x) : s === 'high' ? c.red : s === 'medium' ? c.yellow : c.dim;
 
 /** Word-wraps plain text to width, with a hanging indent. */
@@ -132,9 +134,14 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
     const head = `${i + 1}. ${sev} `;
     out.push(head + wrap(safeText(f.summary), o.width, '   '));
     out.push('   ' + c.bold('Fix: ') + wrap(safeText(f.fix), o.width - 8, '        '));
-    if (o.showApf && f.apf && (f.severity === 'critical' || f.severity === 'high')) {
+    const apf = apfOf(f);
+    if (o.showApf && apf && (f.severity === 'critical' || f.severity === 'high')) {
       out.push('   APF (kubectl apply -f -):');
-      for (const l of f.apf.trimEnd().split('\n')) out.push('     ' + safeText(l));
+      for (const l of apf.trimEnd().split('\n')) out.push('     ' + safeText(l));
+    }
+    if ('sparkline' in f && f.sparkline.length > 0) {
+      const w = Math.max(10, Math.min(f.sparkline.length, o.width - 6));
+      out.push(`   ${c.cyan(sparkline(squeeze(f.sparkline, w)))}`);
     }
   });
   out.push('');
@@ -178,6 +185,26 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
     out.push(c.yellow(`other: ${formatCount(r.groupsCapped.foldedGroups)} small groups (${formatCount(n)} requests) folded by the group cap; counts above may be short by up to ${formatCount(r.groupsCapped.maxCountError)}.`));
   }
   out.push('');
+
+  if (r.timeline.series.length > 0 && r.timeline.series[0]!.points.length > 1) {
+    out.push(c.bold.underline(`Requests over time (${r.timeline.series[0]!.points[0]![0].slice(11, 19)} – ${r.timeline.series[0]!.points[r.timeline.series[0]!.points.length - 1]![0].slice(11, 19)}, ${r.timeline.bucketSeconds} s buckets)`));
+    const all = r.timeline.series[0]!.points;
+    const t0 = Date.parse(all[0]![0]);
+    const t1 = Date.parse(all[all.length - 1]![0]);
+    const labelW = Math.min(40, Math.max(...r.timeline.series.map((s) => s.key.length)));
+    const cols = Math.max(10, o.width - labelW - 10);
+    for (const s of r.timeline.series) {
+      // Dense per-column maxima over the whole window, so every line shares one time axis.
+      const bins = new Array<number>(cols).fill(0);
+      for (const [t, n] of s.points) {
+        const i = t1 > t0 ? Math.min(cols - 1, Math.floor(((Date.parse(t) - t0) / (t1 - t0)) * cols)) : 0;
+        bins[i] = Math.max(bins[i]!, n);
+      }
+      const peak = Math.max(...bins) / r.timeline.bucketSeconds;
+      out.push(`${truncate(safeText(s.key), labelW).padEnd(labelW)} ${c.cyan(sparkline(bins))} ${peak.toFixed(0)}/s`);
+    }
+    out.push('');
+  }
 
   if (r.etcdRanges.length > 0) {
     out.push(c.bold.underline('Slow etcd reads by range'));

@@ -35,7 +35,7 @@ export async function runScan(
 ): Promise<ScanOutcome> {
   const { sources, problems } = await expandSources(cfg.files);
   const onSkip = cfg.verbose ? (input: string, where: string, reason: string, text: string) => writeErr(formatSkip(input, where, reason, text, cfg.width) + '\n') : null;
-  const state = new ScanState(cfg.etcdPrefix, onSkip, cfg.maxGroups);
+  const state = new ScanState(cfg.etcdPrefix, onSkip, cfg.maxGroups, cfg.time);
   const total = sources.reduce((n, src) => n + (src.sizeBytes ?? 0), 0);
   const progress = Progress.wanted(total, stderrIsTTY) ? new Progress(total, writeErr) : null;
   const failures = await readSources(sources, state, {

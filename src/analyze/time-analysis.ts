@@ -1,0 +1,335 @@
+/*! Time (issue 5): apiserver restarts from gaps in each input, relist storms per resource, TokenRequest refresh
+ * waves with their period and the next one predicted from the kubelet's rule (DOMAIN.md §5), and a timeline of
+ * the top groups. Works on the bounded TimeSeries the scan kept; nothing here re-reads the log. */
+
+import { resourceKeyOf, type ScanState } from './scan-state.js';
+import type { GroupReport } from './report.js';
+import { TimeSeries } from './time-series.js';
+import type { ReadGroup } from './read-groups.js';
+import { clientName } from './report.js';
+
+/** The defaults that define a storm and a wave; documented in the README. */
+export const STORM_MIN_RATE = 10; // lists per second, at least
+export const STORM_BASELINE_FACTOR = 5; // × the resource's median rate over the log
+export const STORM_MIN_REQUESTS = 50;
+export const STORM_JOIN_MS = 5000; // quiet spells this short do not end a storm
+export const WAVE_JOIN_MS = 60_000; // TokenRequests closer than this belong to one wave
+export const WAVE_MIN_REQUESTS = 5;
+/** kubelet token_manager.go: refresh at 80% of the TTL minus 0–9 s of integer jitter. */
+export const KUBELET_MAX_JITTER_S = 10;
+/** WarnOnlyBoundTokenExpirationSeconds: 1 h + 7 s, the auto-injected kube-api-access token. */
+export const DEFAULT_TOKEN_TTL_S = 3607;
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const round1 = (x: number): number => Math.round(x * 10) / 10;
+
+export interface RestartFinding {
+  /** apiserver-restart when the gap is followed by a relist burst or preceded by watches ending; else audit-gap */
+  kind: 'apiserver-restart' | 'audit-gap';
+  severity: 'medium' | 'info';
+  summary: string;
+  fix: string;
+  input: string;
+  start: string;
+  end: string;
+  gapSeconds: number;
+  listsInMinuteBefore: number;
+  listsInMinuteAfter: number;
+  watchesClosedBefore: number;
+}
+
+export interface StormClient {
+  client: string;
+  userAgent: string;
+  username: string;
+  requests: number;
+  nodes: number;
+  etcdShare: number | null;
+}
+
+export interface StormFinding {
+  kind: 'list-storm';
+  severity: 'high' | 'medium' | 'low';
+  summary: string;
+  fix: string;
+  resource: string;
+  start: string;
+  end: string;
+  requests: number;
+  peakPerSecond: number;
+  clients: StormClient[];
+  etcdShare: number | null;
+  beganBeforeLog: boolean;
+  endedAfterLog: boolean;
+  sparkline: number[];
+}
+
+export interface Wave {
+  start: string;
+  end: string;
+  requests: number;
+  peakPerSecond: number;
+}
+
+export interface TokenFinding {
+  kind: 'token-refresh-storm';
+  severity: 'high' | 'medium' | 'low' | 'info';
+  summary: string;
+  fix: string;
+  waves: Wave[];
+  periodSeconds: number | null;
+  periodSpreadSeconds: number | null;
+  ttlSeconds: number;
+  ttlSource: 'requests' | 'default';
+  expectedPeriodSeconds: number;
+  nextWaveAt: string | null;
+  serviceAccounts: Array<{ serviceAccount: string; requests: number }>;
+  namespaces: string[];
+  jitter: { currentSeconds: number; predictedPeakPerSecond: number; proposedSeconds: number; predictedPeakWithProposed: number; peakReduction: number } | null;
+  sparkline: number[];
+}
+
+export interface Timeline {
+  bucketSeconds: number;
+  series: Array<{ key: string; points: Array<[string, number]> }>;
+}
+
+/** Counts of a series per second in [from, to) at its own width, zeros included. */
+function dense(s: TimeSeries, fromMs: number, toMs: number): number[] {
+  const a = Math.floor(fromMs / s.widthMs);
+  const b = Math.ceil(toMs / s.widthMs);
+  const out: number[] = [];
+  for (let i = a; i < b; i++) out.push(s.buckets.get(i) ?? 0);
+  return out;
+}
+
+function median(xs: number[]): number {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+/** Downsamples counts to at most `n` values (max per slot), for a sparkline. */
+export function squeeze(xs: number[], n: number): number[] {
+  if (xs.length <= n) return xs;
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const a = Math.floor((i * xs.length) / n);
+    const b = Math.max(a + 1, Math.floor(((i + 1) * xs.length) / n));
+    out.push(Math.max(...xs.slice(a, b)));
+  }
+  return out;
+}
+
+/** Runs of buckets (as [firstIndex, lastIndex]) where `hot(i)` holds, joined across gaps ≤ joinBuckets. */
+function runs(indices: number[], joinBuckets: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const i of indices) {
+    const last = out[out.length - 1];
+    if (last !== undefined && i - last[1] <= joinBuckets + 1) last[1] = i;
+    else out.push([i, i]);
+  }
+  return out;
+}
+
+/** Restarts: gaps in an input's stream, with the lists after and the watches that ended before. */
+export function findRestarts(state: ScanState): RestartFinding[] {
+  const out: RestartFinding[] = [];
+  for (const [idx, gaps] of state.time.inputGaps) {
+    const name = state.inputs[idx]?.name ?? `input ${idx}`;
+    const lists = state.time.inputLists.get(idx);
+    const watches = state.time.inputWatchEnds.get(idx);
+    for (const [from, to] of gaps) {
+      const before = lists?.sumIn(from - 60_000, from) ?? 0;
+      const after = lists?.sumIn(to, to + 60_000) ?? 0;
+      const closed = watches?.sumIn(from - 10_000, from + 1) ?? 0;
+      const relist = after >= Math.max(10, 2 * before);
+      const gapS = round1((to - from) / 1000);
+      const restart = relist || closed >= 5;
+      out.push({
+        kind: restart ? 'apiserver-restart' : 'audit-gap',
+        severity: relist ? 'medium' : 'info',
+        summary:
+          `${name}: no audit events for ${gapS} s (${iso(from)} – ${iso(to)})` +
+          (relist ? `, then ${after} lists in the next minute against ${before} in the minute before: clients relisting after an apiserver restart` : '; no relist burst after it (log loss, or an idle apiserver)') +
+          (closed > 0 ? `; ${closed} watches ended in the 10 s before` : '') +
+          '.',
+        fix: relist
+          ? 'Relists after a restart are served from the watch cache only once it is ready and only with resourceVersion=0 (or NotOlderThan); clients that relist without resourceVersion hit etcd all at once. Stagger restarts across apiservers, and queue heavy listers with APF.'
+          : 'Check the audit backend for dropped events (apiserver_audit_error_total, log rotation) if the apiserver did not restart.',
+        input: name,
+        start: iso(from),
+        end: iso(to),
+        gapSeconds: gapS,
+        listsInMinuteBefore: before,
+        listsInMinuteAfter: after,
+        watchesClosedBefore: closed,
+      });
+    }
+  }
+  return out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.input < b.input ? -1 : 1));
+}
+
+/** etcd share of a group: its etcd-served requests over all (from the report's verdicts). */
+type GroupIndex = Map<string, { report: GroupReport; raw: ReadGroup }>;
+
+/** Relist storms: a resource listed far above its usual rate, with who did it and how much went to etcd. */
+export function findStorms(state: ScanState, groups: GroupIndex): StormFinding[] {
+  const out: StormFinding[] = [];
+  const logStart = state.time.all.buckets.size > 0 ? Math.min(...state.time.all.buckets.keys()) * state.time.all.widthMs : 0;
+  const logEnd = state.time.all.buckets.size > 0 ? (Math.max(...state.time.all.buckets.keys()) + 1) * state.time.all.widthMs : 0;
+  for (const [resource, s] of state.time.listsByResource) {
+    if (s.buckets.size === 0) continue;
+    const perSec = 1000 / s.widthMs;
+    const keys = [...s.buckets.keys()].sort((a, b) => a - b);
+    // The usual rate is the median over the whole log, quiet seconds included.
+    const rates = dense(s, Math.min(logStart, keys[0]! * s.widthMs), Math.max(logEnd, (keys[keys.length - 1]! + 1) * s.widthMs)).map((n) => n * perSec);
+    const threshold = Math.max(STORM_MIN_RATE, STORM_BASELINE_FACTOR * median(rates));
+    const hot = keys.filter((k) => (s.buckets.get(k) ?? 0) * perSec >= threshold);
+    for (const [a, b] of runs(hot, Math.max(0, Math.round(STORM_JOIN_MS / s.widthMs) - 1))) {
+      const fromMs = a * s.widthMs;
+      const toMs = (b + 1) * s.widthMs;
+      const requests = s.sumIn(fromMs, toMs);
+      if (requests < STORM_MIN_REQUESTS) continue;
+      const window = dense(s, fromMs, toMs);
+      const peak = round1(Math.max(...window) * perSec);
+      const clients: StormClient[] = [];
+      let etcdWeighted = 0;
+      let weight = 0;
+      for (const { report: g, raw } of groups.values()) {
+        if (g.verb !== 'list' || resourceKeyOf(g.apiGroup, g.resource) !== resource) continue;
+        const n = raw.series.sumIn(fromMs, toMs);
+        if (n === 0) continue;
+        const share = g.requests > 0 ? g.servedFrom.etcd / g.requests : null;
+        clients.push({ client: clientName(g.userAgent, g.username), userAgent: g.userAgent, username: g.username, requests: n, nodes: g.nodes, etcdShare: share === null ? null : round1(share * 100) / 100 });
+        if (share !== null) {
+          etcdWeighted += n * share;
+          weight += n;
+        }
+      }
+      clients.sort((x, y) => y.requests - x.requests || (x.userAgent < y.userAgent ? -1 : 1));
+      const etcdShare = weight > 0 ? Math.round((etcdWeighted / weight) * 100) / 100 : null;
+      const toEtcd = etcdShare !== null && etcdShare >= 0.5;
+      const top = clients.slice(0, 3).map((c) => `${c.client}${c.nodes > 1 ? ` (${c.nodes} nodes)` : ''} ${c.requests}`).join(', ');
+      const span = round1((toMs - fromMs) / 1000);
+      out.push({
+        kind: 'list-storm',
+        severity: toEtcd ? (peak >= 100 || requests >= 1000 ? 'high' : 'medium') : 'low',
+        summary:
+          `${requests} ${resource} lists in ${span} s (${iso(fromMs)} – ${iso(toMs)}), peak ${peak}/s against a usual ${round1(median(rates))}/s; ` +
+          (etcdShare === null ? 'served from an unknown mix of cache and etcd' : toEtcd ? `${Math.round(etcdShare * 100)}% went to etcd` : `${Math.round((1 - etcdShare) * 100)}% served from the watch cache (harmless for etcd)`) +
+          (top ? `. Top: ${top}` : '') +
+          (fromMs <= logStart ? '. The log begins inside this storm.' : '.'),
+        fix: toEtcd
+          ? 'The storm reaches etcd: make these clients list with resourceVersion=0 (watch cache) and spread their restarts; queue them with APF meanwhile.'
+          : 'Served from the watch cache: costs apiserver CPU and memory, not etcd. Spread the clients’ restarts if apiserver CPU suffered.',
+        resource,
+        start: iso(fromMs),
+        end: iso(toMs),
+        requests,
+        peakPerSecond: peak,
+        clients: clients.slice(0, 10),
+        etcdShare,
+        beganBeforeLog: fromMs <= logStart,
+        endedAfterLog: toMs >= logEnd,
+        sparkline: squeeze(dense(s, fromMs - 10 * s.widthMs, toMs + 10 * s.widthMs), 60),
+      });
+    }
+  }
+  return out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.resource < b.resource ? -1 : 1));
+}
+
+/** Peak of the expected per-bucket rate when every request moves earlier by a uniform jitter of `jitterS`. */
+export function peakWithJitter(counts: number[], widthMs: number, jitterS: number): number {
+  // Each request spreads over jitterS seconds: as buckets, over k = jitterS·1000/width of them.
+  const k = Math.max(1, Math.round((jitterS * 1000) / widthMs));
+  const padded = new Array(k).fill(0).concat(counts, new Array(k).fill(0)) as number[];
+  let best = 0;
+  for (let i = 0; i + k <= padded.length; i++) {
+    let s = 0;
+    for (let j = 0; j < k; j++) s += padded[i + j]!;
+    best = Math.max(best, s / k);
+  }
+  return (best * 1000) / widthMs;
+}
+
+/** TokenRequest waves (kubelet refreshes of projected service-account tokens). */
+export function findTokenWaves(state: ScanState): TokenFinding | null {
+  const s = state.time.tokens;
+  if (s.buckets.size === 0) return null;
+  const perSec = 1000 / s.widthMs;
+  const keys = [...s.buckets.keys()].sort((a, b) => a - b);
+  const waveRuns = runs(keys, Math.max(0, Math.round(WAVE_JOIN_MS / s.widthMs) - 1)).filter(([a, b]) => s.sumIn(a * s.widthMs, (b + 1) * s.widthMs) >= WAVE_MIN_REQUESTS);
+  if (waveRuns.length === 0) return null;
+  const waves: Wave[] = [];
+  const centroids: number[] = [];
+  for (const [a, b] of waveRuns) {
+    const fromMs = a * s.widthMs;
+    const toMs = (b + 1) * s.widthMs;
+    const counts = dense(s, fromMs, toMs);
+    const n = counts.reduce((x, y) => x + y, 0);
+    let c = 0;
+    counts.forEach((v, i) => (c += v * (fromMs + (i + 0.5) * s.widthMs)));
+    centroids.push(c / n);
+    waves.push({ start: iso(fromMs), end: iso(toMs), requests: n, peakPerSecond: round1(Math.max(...counts) * perSec) });
+  }
+  const diffs = centroids.slice(1).map((c, i) => (c - centroids[i]!) / 1000);
+  const period = diffs.length > 0 ? round1(median(diffs)) : null;
+  const spread = diffs.length > 0 ? round1(Math.max(...diffs.map((d) => Math.abs(d - period!)))) : null;
+  let ttl = DEFAULT_TOKEN_TTL_S;
+  let ttlSource: TokenFinding['ttlSource'] = 'default';
+  if (state.time.tokenTtls.size > 0) {
+    ttl = [...state.time.tokenTtls.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0];
+    ttlSource = 'requests';
+  }
+  // Refresh at 80% of the TTL minus 0–9 s of jitter (4.5 s on average).
+  const expected = round1(0.8 * ttl - (KUBELET_MAX_JITTER_S - 1) / 2);
+  const lastC = centroids[centroids.length - 1]!;
+  const nextWaveAt = iso(lastC + expected * 1000);
+  // What-if from the first wave, the closest to the pods' start times.
+  const [a0, b0] = waveRuns[0]!;
+  const firstCounts = dense(s, a0 * s.widthMs, (b0 + 1) * s.widthMs);
+  const proposed = Math.min(0.1 * ttl, 300);
+  const cur = peakWithJitter(firstCounts, s.widthMs, KUBELET_MAX_JITTER_S);
+  const prop = peakWithJitter(firstCounts, s.widthMs, proposed);
+  const accounts = [...state.time.tokenAccounts.entries()].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
+  const namespaces = [...new Set(accounts.map(([k]) => k.split('/')[0]!))].sort();
+  const biggest = Math.max(...waves.map((w) => w.peakPerSecond));
+  const sev: TokenFinding['severity'] = waves.length >= 2 && biggest >= 50 ? 'high' : waves.length >= 2 && biggest >= 10 ? 'medium' : waves.length >= 2 ? 'low' : 'info';
+  const periodText = period === null ? 'one wave only, so no period yet' : `every ${period} s (±${spread} s; the kubelet rule gives ${expected} s for a ${ttl} s token)`;
+  return {
+    kind: 'token-refresh-storm',
+    severity: sev,
+    summary:
+      `${waves.length} TokenRequest wave${waves.length === 1 ? '' : 's'} (${waves.map((w) => `${w.requests} at ${w.start.slice(11, 19)}, peak ${w.peakPerSecond}/s`).join('; ')}), ${periodText}. ` +
+      `Next wave expected about ${nextWaveAt}. With the kubelet's ${KUBELET_MAX_JITTER_S} s jitter the first wave's pods refresh at up to ${round1(cur)}/s; a jitter of min(10% TTL, 5 min) = ${round1(proposed)} s would cut that to ${round1(prop)}/s.`,
+    fix: 'Spread pod starts (rollout maxSurge, staggered DaemonSet updates); a kubelet with a TTL-proportional refresh jitter would flatten the waves (kubernetes/kubernetes#124646). Longer token TTLs lengthen the period but not the peak.',
+    waves,
+    periodSeconds: period,
+    periodSpreadSeconds: spread,
+    ttlSeconds: ttl,
+    ttlSource,
+    expectedPeriodSeconds: expected,
+    nextWaveAt,
+    serviceAccounts: accounts.slice(0, 20).map(([serviceAccount, requests]) => ({ serviceAccount, requests })),
+    namespaces: namespaces.slice(0, 50),
+    jitter: { currentSeconds: KUBELET_MAX_JITTER_S, predictedPeakPerSecond: round1(cur), proposedSeconds: round1(proposed), predictedPeakWithProposed: round1(prop), peakReduction: prop > 0 ? round1(cur / prop) : 0 },
+    sparkline: squeeze(dense(s, keys[0]! * s.widthMs, (keys[keys.length - 1]! + 1) * s.widthMs), 60),
+  };
+}
+
+/** The timeline: the whole control plane, TokenRequests, and the top list groups. */
+export function buildTimeline(state: ScanState, top: Array<{ key: string; series: TimeSeries }>): Timeline {
+  const widths = [state.time.all.widthMs, ...top.map((t) => t.series.widthMs)];
+  const w = Math.max(...widths);
+  const norm = (s: TimeSeries): Array<[string, number]> => {
+    const c = new TimeSeries(s.widthMs, Number.MAX_SAFE_INTEGER);
+    c.merge(s);
+    c.coarsen(w);
+    return c.points().map(([t, n]) => [iso(t), n]);
+  };
+  const series = [{ key: 'all requests', points: norm(state.time.all) }];
+  if (state.time.tokens.buckets.size > 0) series.push({ key: 'TokenRequests', points: norm(state.time.tokens) });
+  for (const t of top) series.push({ key: t.key, points: norm(t.series) });
+  return { bucketSeconds: w / 1000, series };
+}

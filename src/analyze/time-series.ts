@@ -1,0 +1,81 @@
+/*! Counts per time bucket, sparse and bounded: past `maxBuckets` non-empty buckets the width doubles and
+ * neighbours merge, so days of log cost a fixed amount of memory. Mergeable across threads (widths align to
+ * the coarser one). Bucket i covers [i·width, (i+1)·width) ms since the epoch. */
+
+/** A bounded, mergeable histogram over time. */
+export class TimeSeries {
+  readonly buckets = new Map<number, number>();
+
+  constructor(
+    public widthMs = 1000,
+    private readonly maxBuckets = 100_000,
+  ) {}
+
+  /** Adds `n` at time `ms`. */
+  add(ms: number, n = 1): void {
+    const b = Math.floor(ms / this.widthMs);
+    this.buckets.set(b, (this.buckets.get(b) ?? 0) + n);
+    if (this.buckets.size > this.maxBuckets) this.coarsen(this.widthMs * 2);
+  }
+
+  /** Re-buckets to a wider width (a multiple of the current one). */
+  coarsen(widthMs: number): void {
+    if (widthMs <= this.widthMs) return;
+    const f = widthMs / this.widthMs;
+    const old = [...this.buckets.entries()];
+    this.buckets.clear();
+    for (const [b, n] of old) {
+      const nb = Math.floor(b / f);
+      this.buckets.set(nb, (this.buckets.get(nb) ?? 0) + n);
+    }
+    this.widthMs = widthMs;
+    while (this.buckets.size > this.maxBuckets) this.coarsen(this.widthMs * 2);
+  }
+
+  /** Adds another series (structured-clone copy or instance) into this one. */
+  merge(o: { buckets: Map<number, number>; widthMs: number }): void {
+    let other = o;
+    if (o.widthMs < this.widthMs) {
+      const t = new TimeSeries(o.widthMs, Number.MAX_SAFE_INTEGER);
+      for (const [b, n] of o.buckets) t.buckets.set(b, n);
+      t.coarsen(this.widthMs);
+      other = t;
+    } else if (o.widthMs > this.widthMs) {
+      this.coarsen(o.widthMs);
+    }
+    for (const [b, n] of other.buckets) this.buckets.set(b, (this.buckets.get(b) ?? 0) + n);
+    while (this.buckets.size > this.maxBuckets) this.coarsen(this.widthMs * 2);
+  }
+
+  /** Total count. */
+  total(): number {
+    let s = 0;
+    for (const n of this.buckets.values()) s += n;
+    return s;
+  }
+
+  /** Sum of counts in [fromMs, toMs). */
+  sumIn(fromMs: number, toMs: number): number {
+    const a = Math.floor(fromMs / this.widthMs);
+    const b = Math.ceil(toMs / this.widthMs);
+    let s = 0;
+    if (b - a < this.buckets.size) {
+      for (let i = a; i < b; i++) s += this.buckets.get(i) ?? 0;
+    } else {
+      for (const [i, n] of this.buckets) if (i >= a && i < b) s += n;
+    }
+    return s;
+  }
+
+  /** Sorted [bucketStartMs, count] pairs. */
+  points(): Array<[number, number]> {
+    return [...this.buckets.entries()].sort((x, y) => x[0] - y[0]).map(([b, n]) => [b * this.widthMs, n]);
+  }
+}
+
+/** Rebuilds a TimeSeries from a structured-clone copy. */
+export function reviveSeries(o: { buckets: Map<number, number>; widthMs: number }, maxBuckets?: number): TimeSeries {
+  const t = new TimeSeries(o.widthMs, maxBuckets);
+  for (const [b, n] of o.buckets) t.buckets.set(b, n);
+  return t;
+}

@@ -1,0 +1,145 @@
+// Time (issue 5): fixtures/time/ holds storms, waves and gaps built with known times and counts
+// (fixtures/make-time-fixtures.mjs; the answers are derived in fixtures/README.md).
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support.js';
+import { TimeSeries } from '../../src/analyze/time-series.js';
+import { peakWithJitter } from '../../src/analyze/time-analysis.js';
+import { parseTimeFlag } from '../../src/analyze/filters.js';
+
+async function scan(args: string[]) {
+  const r = await runCli(['-o', 'json', '--kube-version', '1.30', ...args]);
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout);
+}
+const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
+const at = (s: number) => new Date(T0 + s * 1000).toISOString();
+const byKind = (r: { findings: Array<{ kind: string }> }, k: string) => r.findings.filter((f) => f.kind === k) as any[];
+
+describe('token refresh waves', () => {
+  it('finds three waves of 300, about 2,881 s apart, and predicts the next', async () => {
+    const r = await scan(['fixtures/time/token-waves.log']);
+    const [t] = byKind(r, 'token-refresh-storm');
+    expect(t.waves.map((w: any) => w.requests)).toEqual([300, 300, 300]);
+    expect(t.waves[0].start).toBe(at(0));
+    expect(Date.parse(t.waves[0].end)).toBeLessThanOrEqual(T0 + 20_000);
+    // 80% of 3,607 s = 2,885.6 s, minus 0–9 s of jitter: 2,876.6–2,885.6 s
+    expect(t.periodSeconds).toBeGreaterThan(2876);
+    expect(t.periodSeconds).toBeLessThan(2886);
+    expect(t.ttlSeconds).toBe(3607);
+    expect(t.expectedPeriodSeconds).toBe(2881.1);
+    expect(Date.parse(t.nextWaveAt) - Date.parse(t.waves[2].start)).toBeGreaterThan(2870_000);
+    expect(t.serviceAccounts).toEqual([
+      { serviceAccount: 'pay/api', requests: 300 },
+      { serviceAccount: 'shop/default', requests: 300 },
+      { serviceAccount: 'web/worker', requests: 300 },
+    ]);
+    expect(t.namespaces).toEqual(['pay', 'shop', 'web']);
+    // 300 pods over 20 s, spread by a 10 s vs a 300 s jitter
+    expect(t.jitter.proposedSeconds).toBe(300);
+    expect(t.jitter.predictedPeakWithProposed).toBe(1);
+    expect(t.jitter.predictedPeakPerSecond).toBeGreaterThan(10);
+    expect(byKind(r, 'apiserver-restart')).toEqual([]);
+  });
+
+  it('one wave only: no period, a prediction from the TTL rule', async () => {
+    const r = await scan(['fixtures/time/token-one-wave.log']);
+    const [t] = byKind(r, 'token-refresh-storm');
+    expect(t.waves).toHaveLength(1);
+    expect(t.periodSeconds).toBeNull();
+    expect(t.nextWaveAt).not.toBeNull();
+  });
+
+  it('overlapping waves of two deployments 30 s apart merge into one wave each time', async () => {
+    const r = await scan(['fixtures/time/token-overlapping.log']);
+    const [t] = byKind(r, 'token-refresh-storm');
+    expect(t.waves.map((w: any) => w.requests)).toEqual([400, 400]);
+  });
+
+  it('the jitter model: a burst of 10 in one second spread over 10 s is 1/s', () => {
+    expect(peakWithJitter([10], 1000, 10)).toBe(1);
+    expect(peakWithJitter([10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10], 1000, 10)).toBe(10);
+  });
+});
+
+describe('restarts and relist storms', () => {
+  it('finds the restart of apiserver a: 60 s gap, 30 watches ended before, relists after', async () => {
+    const r = await scan(['fixtures/time/restart-a.log']);
+    const [g] = byKind(r, 'apiserver-restart');
+    expect(g).toMatchObject({ input: 'fixtures/time/restart-a.log', start: '2026-11-30T12:00:59.405Z', end: '2026-11-30T12:02:00.005Z', watchesClosedBefore: 30, listsInMinuteBefore: 0, listsInMinuteAfter: 300 });
+  });
+
+  it('tells the etcd storm (configmaps, no resourceVersion) from the cache one (kubelets, rv=0)', async () => {
+    const r = await scan(['fixtures/time/restart-a.log']);
+    const storms = byKind(r, 'list-storm');
+    const cm = storms.find((s) => s.resource === 'configmaps');
+    const pods = storms.find((s) => s.resource === 'pods');
+    expect(cm).toMatchObject({ start: at(121), end: at(126), requests: 100, peakPerSecond: 20, etcdShare: 1, severity: 'medium' });
+    expect(cm.clients[0]).toMatchObject({ client: 'agent', requests: 100 });
+    expect(pods).toMatchObject({ start: at(120), end: at(130), requests: 200, peakPerSecond: 20, etcdShare: 0, severity: 'low' });
+    expect(pods.clients[0]).toMatchObject({ client: 'kubelet', nodes: 200 });
+    expect(pods.summary).toContain('watch cache (harmless for etcd)');
+  });
+
+  it('merges one storm seen by two apiservers with 3 s of clock skew', async () => {
+    const r = await scan(['fixtures/time/restart-a.log', 'fixtures/time/restart-b-skewed.log']);
+    const storms = byKind(r, 'list-storm');
+    expect(storms.map((s) => [s.resource, s.requests, s.start, s.end]).sort()).toEqual([
+      ['configmaps', 200, at(121), at(129)],
+      ['pods', 400, at(120), at(133)],
+    ]);
+    expect(byKind(r, 'apiserver-restart')).toHaveLength(1);
+  });
+
+  it('a log that begins mid-storm says so', async () => {
+    const r = await scan(['fixtures/time/mid-storm.log']);
+    const cm = byKind(r, 'list-storm').find((s) => s.resource === 'configmaps');
+    expect(cm).toMatchObject({ beganBeforeLog: true, start: at(123), requests: 60 });
+  });
+
+  it('filters apply before aggregation: --since/--until/--verb', async () => {
+    const r = await scan(['--since', at(120), '--until', at(125), '--verb', 'list', 'fixtures/time/restart-a.log']);
+    expect(r.totals).toMatchObject({ requests: 180, listRequests: 180 });
+    const u = await scan(['--user', 'system:node:*', '--verb', 'list', 'fixtures/time/restart-a.log']);
+    expect(u.totals.listRequests).toBe(200);
+  });
+
+  it('the timeline has the whole control plane and the top groups, at --bucket', async () => {
+    const r = await scan(['--bucket', '10s', 'fixtures/time/restart-a.log']);
+    expect(r.timeline.bucketSeconds).toBe(10);
+    const all = r.timeline.series.find((s: any) => s.key === 'all requests');
+    const total = all.points.reduce((s: number, p: [string, number]) => s + p[1], 0);
+    expect(total).toBe(r.totals.requests);
+    // [120 s, 130 s): 2 lease updates/s, all 200 kubelet lists, all 100 agent lists
+    expect(all.points.find((p: [string, number]) => p[0] === at(120))[1]).toBe(20 + 200 + 100);
+  });
+});
+
+describe('TimeSeries', () => {
+  it('coarsens when it would exceed its bucket cap, keeping the total', () => {
+    const s = new TimeSeries(1000, 100);
+    for (let i = 0; i < 1000; i++) s.add(i * 1000);
+    expect(s.buckets.size).toBeLessThanOrEqual(100);
+    expect(s.widthMs).toBe(16000);
+    expect(s.total()).toBe(1000);
+  });
+  it('merges series of different widths', () => {
+    const a = new TimeSeries(1000);
+    const b = new TimeSeries(4000);
+    a.add(1000);
+    a.add(5000);
+    b.add(0, 3);
+    a.merge(b);
+    expect(a.widthMs).toBe(4000);
+    expect(a.points()).toEqual([[0, 4], [4000, 1]]);
+  });
+});
+
+describe('--since', () => {
+  it('reads kubectl-style durations before now and RFC 3339', () => {
+    const now = Date.UTC(2026, 0, 1, 12);
+    expect(parseTimeFlag('30m', now)).toBe(now - 30 * 60000);
+    expect(parseTimeFlag('1h30m', now)).toBe(now - 90 * 60000);
+    expect(parseTimeFlag('2026-01-01T10:00:00Z', now)).toBe(Date.UTC(2026, 0, 1, 10));
+    expect(parseTimeFlag('soon', now)).toBeNull();
+  });
+});
