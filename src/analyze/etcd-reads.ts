@@ -99,6 +99,9 @@ export class EtcdReads {
   internalReads = 0;
   readonly internalByReason = new Map<string, number>();
 
+  /** Receives every finished read (the DuckDB store); shared with the boundary mergers. */
+  sink: ((r: EtcdRead) => void) | null = null;
+
   constructor(private readonly etcdPrefix: string) {}
 
   // The head of a segment: raw lines up to the first gap longer than PAIR_WINDOW_MS. No two lines of one read
@@ -162,6 +165,7 @@ export class EtcdReads {
   /** Joins the tail of one segment with the head of the next (same input, in order) and counts them all. */
   joinSegments(tail: EtcdRead[], head: EtcdRangeEntry[]): void {
     const m = new EtcdReads(this.etcdPrefix);
+    m.sink = this.sink;
     m.headOpen = false;
     m.held = tail.map((r) => ({ ...r, vias: new Set(r.vias) }));
     for (const e of head) m.merge1(e);
@@ -179,6 +183,7 @@ export class EtcdReads {
 
   /** Counts one finished read into the aggregates. */
   emit(r: EtcdRead): void {
+    this.sink?.(r);
     if (r.internal !== null) {
       this.internalReads++;
       this.internalByReason.set(r.internal, (this.internalByReason.get(r.internal) ?? 0) + 1);

@@ -3,8 +3,8 @@
  * touches only this state, so a worker can own one ScanState per byte range and merge() them at the end. */
 
 import { isTerminalStage, looksLikeAuditEvent, normalizeAuditEvent, type AuditEvent } from '../model/audit-event.js';
-import { parseRequestUri } from '../model/request-uri.js';
-import { describeSelectors } from '../model/selector.js';
+import { parseRequestUri, type ListQuery } from '../model/request-uri.js';
+import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
 import { classifyLine } from '../parse/line-kind.js';
 import { parseEtcdCapnslog, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
@@ -32,6 +32,24 @@ export interface InputStats {
   error: string | null;
   firstMs: number | null;
   lastMs: number | null;
+}
+
+/** What a counted request looked like, for the DuckDB store. Reads carry their parsed query. */
+export interface RequestRow {
+  e: AuditEvent;
+  input: number;
+  resource: string;
+  apiGroup: string;
+  namespace: string;
+  query: ListQuery | null;
+  selector: SelectorInfo | null;
+  node: string | null;
+}
+
+/** Receives counted requests and finished etcd reads (the DuckDB store's loader). */
+export interface ScanSink {
+  request(r: RequestRow): void;
+  etcdRead(r: EtcdRead): void;
 }
 
 /** How requests without a user agent are listed among the user agents. */
@@ -223,6 +241,18 @@ export class ScanState {
   }
 
   private readonly filter: ((e: AuditEvent) => boolean) | null;
+  private sink: ScanSink | null = null;
+
+  /** Sends every counted request and finished etcd read to `sink` as well (single-threaded scans only). */
+  setSink(sink: ScanSink): void {
+    this.sink = sink;
+    this.etcd.sink = (r) => sink.etcdRead(r);
+  }
+
+  /** Adds a finished etcd read directly (scan --db reads them back from the store). */
+  addEtcdRead(r: EtcdRead): void {
+    this.etcd.emit(r);
+  }
   private readonly inputLastT = new Map<number, number>();
 
   private seriesIn(m: Map<string | number, TimeSeries>, k: string | number, cap = 100_000): TimeSeries {
@@ -247,7 +277,7 @@ export class ScanState {
       inputIndex,
       input,
       startMs: null,
-      etcd: new EtcdReads(this.etcdPrefix),
+      etcd: this.segmentEtcd(),
       pending: new Map(),
       recent: new Set(),
       recentRing: new Array(RECENT_TERMINALS),
@@ -357,6 +387,12 @@ export class ScanState {
     this.counters.tokenRequests += o.counters.tokenRequests;
     for (const [k, n] of o.counters.byVerb) bump(this.counters.byVerb, k, n);
     for (const [k, n] of o.userAgents) if (this.userAgents.size < 100_000 || this.userAgents.has(k)) bump(this.userAgents, k, n);
+  }
+
+  private segmentEtcd(): EtcdReads {
+    const r = new EtcdReads(this.etcdPrefix);
+    r.sink = this.etcd.sink;
+    return r;
   }
 
   private cur(): Segment {
@@ -614,6 +650,7 @@ export class ScanState {
     let node: string | null = e.nodeName;
     if (node === null && e.username.startsWith('system:node:')) node = e.username.slice(12);
     if (e.verb !== 'list' && e.verb !== 'get' && e.verb !== 'watch') {
+      this.sink?.request({ e, input: inputIndex, resource: e.resource, apiGroup: e.apiGroup, namespace: e.namespace, query: null, selector: null, node });
       if (e.verb === 'create' && e.subresource === 'token' && e.resource === 'serviceaccounts') {
         c.tokenRequests++;
         if (at !== null) this.time.tokens.add(at);
@@ -629,6 +666,7 @@ export class ScanState {
     // objectRef is authoritative (RequestInfo filled it); the URI fills in for converters that drop it.
     const resource = e.resource.length > 0 ? e.resource : path.resource;
     if (resource.length === 0 || e.subresource.length > 0 || (e.subresource === '' && path.subresource.length > 0 && e.resource.length === 0)) {
+      this.sink?.request({ e, input: inputIndex, resource: e.resource || path.resource, apiGroup: e.apiGroup || path.apiGroup, namespace: e.namespace || path.namespace, query: parsed.query, selector: null, node });
       if (node !== null) this.clusterNodes.add(node);
       return; // non-resource URL or a subresource (logs, exec, status): not a cacheable read
     }
@@ -648,6 +686,7 @@ export class ScanState {
     }
     if (e.verb === 'list' && e.receivedMs !== null) this.seriesIn(this.time.listsByResource as Map<string | number, TimeSeries>, resourceKeyOf(apiGroup, resource)).add(e.receivedMs);
     this.groups.add(e, resource, apiGroup, namespace, q, sel, node);
+    this.sink?.request({ e, input: inputIndex, resource, apiGroup, namespace, query: q, selector: sel, node });
   }
 }
 

@@ -7,6 +7,7 @@ import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
 import { resolveConfig } from './config.js';
 import { runScan } from './commands/scan.js';
+import { runStoreCommand, STORE_COMMANDS } from './commands/store.js';
 import { InputError, UsageError } from '../errors.js';
 
 /** The process as run() sees it (kubectl-style IOStreams). */
@@ -50,6 +51,22 @@ export async function run(argv: string[], io: IO): Promise<number> {
     io.stderr.write(s);
   };
   const version = toolVersion();
+  if (argv.length > 0 && STORE_COMMANDS.has(argv[0]!)) {
+    try {
+      return await runStoreCommand(argv, { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version });
+    } catch (err) {
+      if (err instanceof UsageError) {
+        errText(`audit-scan: ${err.message}\n`);
+        return 2;
+      }
+      if (err instanceof InputError) {
+        errText(`audit-scan: ${err.message}\n`);
+        return 1;
+      }
+      errText(`audit-scan: internal error, please report it with the command you ran:\n${(err as Error).stack ?? String(err)}\n`);
+      return 2;
+    }
+  }
   const program = buildProgram(version, { writeOut: (s) => io.stdout.write(s), writeErr: errText });
   try {
     program.parse(argv, { from: 'user' });

@@ -60,15 +60,19 @@ export async function runScan(
     redactor: cfg.redact === null ? null : new Redactor(cfg.redact.key),
   });
   const diagnostics = problems.map((p) => `audit-scan: ${p.name}: ${p.message}`).concat(summarizeDiagnostics(report));
+  const stdout = renderReport(report, cfg);
+  const hardProblems = problems.filter((p) => !p.message.startsWith('same file'));
+  return { stdout, diagnostics, report, inputFailed: failures.length > 0 || hardProblems.length > 0, interrupted: shouldStop() };
+}
+
+/** Renders a report in the configured format. */
+export function renderReport(report: ScanReport, cfg: ScanConfig): string {
   const chalk = new Chalk({ level: cfg.color ? 1 : 0 });
-  const stdout =
-    cfg.output === 'json'
+  return cfg.output === 'json'
       ? renderJson(report)
       : cfg.output === 'markdown'
         ? renderMarkdown(report)
         : cfg.output === 'html'
           ? renderHtml(report)
           : renderTable(report, { chalk, width: cfg.width, showApf: cfg.showApf });
-  const hardProblems = problems.filter((p) => !p.message.startsWith('same file'));
-  return { stdout, diagnostics, report, inputFailed: failures.length > 0 || hardProblems.length > 0, interrupted: shouldStop() };
 }

@@ -1,0 +1,133 @@
+/*! Store subcommands (issue 6): load, sql, export, and scan --db. Wiring only; the work is in store/duckdb.ts,
+ * which is imported here lazily so that a plain scan never loads DuckDB. */
+
+import { Command, Option } from 'commander';
+import type { Readable } from 'node:stream';
+import { UsageError } from '../../errors.js';
+import { expandSources } from '../../input/sources.js';
+import { readSources } from '../../scan.js';
+import { buildReport } from '../../analyze/report.js';
+import { resolveConfig, type Env } from '../config.js';
+import { SCAN_OPTIONS } from '../options.js';
+import { renderReport } from './scan.js';
+import { formatCount } from '../../analyze/report.js';
+import { safeText } from '../../render/text-safety.js';
+import { redactSecrets } from '../../render/text-safety.js';
+
+export const STORE_COMMANDS = new Set(['load', 'sql', 'export', 'scan']);
+
+interface StoreIO {
+  stdin: Readable;
+  out: (s: string) => void;
+  err: (s: string) => void;
+  env: Env;
+  version: string;
+}
+
+function dbOption(p: Command): Command {
+  return p.addOption(new Option('--db <file>', 'the DuckDB file').makeOptionMandatory());
+}
+
+/** Parses and runs `audit-scan <load|sql|export|scan> …`. Returns the exit code. */
+export async function runStoreCommand(argv: string[], io: StoreIO): Promise<number> {
+  const [name, ...rest] = argv;
+  const p = new Command(`audit-scan ${name}`).exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, w) => w(s) });
+  p.helpOption('-h, --help', 'show this help');
+  dbOption(p);
+  if (name === 'load') {
+    p.description('Stream audit and etcd logs into a DuckDB file (appends; loading the same input twice is a no-op)').argument('[files...]', 'inputs, as for the scan');
+    for (const o of SCAN_OPTIONS.filter((x) => ['--kube-version', '--etcd-version', '--etcd-prefix', '--watch-cache-disabled'].some((f) => x.flags.includes(f)))) p.addOption(new Option(o.flags, o.description));
+  } else if (name === 'sql') {
+    p.description('Run SQL over a store: tables requests, etcd_ranges, inputs, meta; views lists, list_groups, amplification').argument('<query>', 'the SQL');
+    p.addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'csv']).default('table'));
+  } else if (name === 'export') {
+    p.description('Write the store as Parquet, partitioned by hour').addOption(new Option('--parquet <dir>', 'output directory').makeOptionMandatory());
+  } else {
+    p.description('The scan, over a store instead of log files');
+    for (const o of SCAN_OPTIONS) {
+      if (['--since', '--until', '--user', '--verb', '--resource', '--namespace', '-j, --threads', '--max-groups', '--bucket', '--gap'].some((f) => o.flags.startsWith(f))) continue;
+      const opt = new Option(o.flags, o.description);
+      if (o.choices) opt.choices(o.choices);
+      if (typeof o.default === 'string') opt.default(o.default);
+      if (o.repeatable) opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
+      p.addOption(opt);
+    }
+  }
+  try {
+    p.parse(rest, { from: 'user' });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    return code === 'commander.helpDisplayed' || code === 'commander.help' ? 0 : 2;
+  }
+  const opts = p.opts() as Record<string, unknown>;
+  const { Store, loadSource, classifyStore, exportParquet, stateFromStore } = await import('../../store/duckdb.js');
+  const store = await Store.open(String(opts.db));
+  try {
+    if (name === 'load') {
+      const cfg = resolveConfig(p.args.length > 0 ? p.args : ['-'], opts, io.env);
+      const { sources, problems } = await expandSources(cfg.files);
+      for (const pr of problems) io.err(`audit-scan: ${safeText(pr.name)}: ${pr.message}\n`);
+      let failed = problems.some((x) => !x.message.startsWith('same file'));
+      for (const src of sources) {
+        try {
+          const r = await loadSource(store, src, async (state) => {
+            await readSources([src], state, { etcdPrefix: cfg.etcdPrefix, stdin: io.stdin, onSkip: null, threads: 1 });
+          }, cfg.etcdPrefix);
+          io.err(
+            r.status === 'already loaded'
+              ? `audit-scan: ${safeText(src.name)}: already loaded, skipped\n`
+              : `audit-scan: ${safeText(src.name)}: loaded ${formatCount(r.requests)} requests and ${formatCount(r.etcdReads)} etcd reads${r.skippedLines > 0 ? ` (${formatCount(r.skippedLines)} lines skipped)` : ''}\n`,
+          );
+        } catch (err) {
+          failed = true;
+          io.err(`audit-scan: ${(err as Error).message}\n`);
+        }
+      }
+      const v = await classifyStore(store, cfg.kubeVersion, cfg.etcdVersion, cfg.watchCacheDisabled);
+      io.err(`audit-scan: served-from verdicts for ${v}\n`);
+      return failed ? 1 : 0;
+    }
+    if (name === 'sql') {
+      const q = p.args[0]!;
+      let res;
+      try {
+        res = await store.query(q);
+      } catch (err) {
+        throw new UsageError(`sql: ${(err as Error).message}`);
+      }
+      io.out(formatRows(res.columns, res.rows, String(opts.output)));
+      return 0;
+    }
+    if (name === 'export') {
+      const files = await exportParquet(store, String(opts.parquet));
+      for (const f of files) io.err(`audit-scan: wrote ${f}\n`);
+      return 0;
+    }
+    // scan --db
+    const cfg = resolveConfig(['(store)'], opts, io.env);
+    const kv = cfg.kubeVersion;
+    const state = await stateFromStore(store, cfg.etcdPrefix);
+    const report = buildReport(state, { kubeVersion: kv, etcdVersion: cfg.etcdVersion, consistentListFromCache: cfg.consistentListFromCache, watchCacheDisabled: cfg.watchCacheDisabled, objectsGiven: cfg.objectsGiven, top: cfg.top, toolVersion: io.version });
+    report.inputs = report.inputs.filter((i) => i.name !== '(store)');
+    io.out(renderReport(report, cfg));
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+/** table (aligned text), json (array of objects) or csv (RFC 4180). Strings are made safe for a terminal. */
+export function formatRows(columns: string[], rows: unknown[][], format: string): string {
+  const cell = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  if (format === 'json') {
+    return JSON.stringify(rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, typeof r[i] === 'string' ? redactSecrets(r[i] as string) : r[i]]))), null, 2) + '\n';
+  }
+  if (format === 'csv') {
+    const esc = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+    return [columns.map(esc).join(','), ...rows.map((r) => r.map((v) => esc(redactSecrets(cell(v)))).join(','))].join('\n') + '\n';
+  }
+  const text = rows.map((r) => r.map((v) => safeText(cell(v))));
+  const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...text.map((r) => r[i]!.length))));
+  const line = (r: string[]) => r.map((v, i) => (v.length > widths[i]! ? v.slice(0, widths[i]! - 1) + '…' : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...text.map(line)].join('\n') + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+}

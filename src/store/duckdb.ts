@@ -1,0 +1,423 @@
+/*! The DuckDB store (issue 6): `load` streams normalised requests and etcd reads into a DuckDB file with the
+ * appender, `sql` queries it, `export` writes Parquet partitioned by hour, and `scan --db` runs the same
+ * analysis over it. @duckdb/node-api is imported lazily, so plain scans never load the native module.
+ * Request and response bodies never reach the file: only the fields in SCHEMA (and item counts). */
+
+import { createHash } from 'node:crypto';
+import { createReadStream, promises as fsp } from 'node:fs';
+import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { ScanState, resourceKeyOf, type RequestRow } from '../analyze/scan-state.js';
+import { signatureOf } from '../analyze/read-groups.js';
+import type { EtcdRead } from '../analyze/etcd-reads.js';
+import { classifyRead, type ServingOptions } from '../analyze/serving.js';
+import { querySignature } from '../analyze/read-groups.js';
+import { userPattern } from '../analyze/read-groups.js';
+import { inferKubeVersion, VersionEvidenceCollector, formatKubeVersion, parseKubeVersion, type KubeVersion } from '../model/kube-version.js';
+import { etcdSupportsProgressNotify } from '../analyze/report.js';
+import { InputError } from '../errors.js';
+import { redactSecrets } from '../render/text-safety.js';
+import type { Source } from '../input/sources.js';
+
+export const STORE_SCHEMA_VERSION = 1;
+
+/** The schema, documented in the README ("DuckDB store") and checked by test/store.test.ts. */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE IF NOT EXISTS inputs (
+  input_id VARCHAR PRIMARY KEY, name VARCHAR, bytes BIGINT, lines BIGINT, audit_events BIGINT,
+  etcd_entries BIGINT, skipped_lines BIGINT, requests BIGINT, etcd_reads BIGINT, loaded_at TIMESTAMP);
+CREATE TABLE IF NOT EXISTS requests (
+  audit_id VARCHAR PRIMARY KEY, input_id VARCHAR, input VARCHAR,
+  received_at TIMESTAMP, stage_at TIMESTAMP, latency_ms DOUBLE,
+  stage VARCHAR, level VARCHAR, verb VARCHAR, username VARCHAR, user_pattern VARCHAR, user_agent VARCHAR,
+  api_group VARCHAR, resource VARCHAR, resource_key VARCHAR, namespace VARCHAR, name VARCHAR, subresource VARCHAR,
+  request_uri VARCHAR, field_selector VARCHAR, label_selector VARCHAR, selector_shape VARCHAR,
+  single_name BOOLEAN, single_namespace BOOLEAN,
+  resource_version VARCHAR, rv_match VARCHAR, "limit" INTEGER, has_continue BOOLEAN, watch BOOLEAN, send_initial_events BOOLEAN,
+  signature VARCHAR, code INTEGER, node VARCHAR, returned_items INTEGER, remaining_items BIGINT,
+  served_from VARCHAR, served_reason VARCHAR);
+CREATE TABLE IF NOT EXISTS etcd_ranges (
+  input_id VARCHAR, input VARCHAR, "time" TIMESTAMP, key VARCHAR, range_end VARCHAR, resource_key VARCHAR, resource VARCHAR,
+  scope VARCHAR, namespace VARCHAR, "limit" INTEGER, objects BIGINT, total_keys BIGINT, bytes BIGINT, took_ms DOUBLE,
+  error VARCHAR, internal VARCHAR);
+CREATE OR REPLACE VIEW lists AS SELECT * FROM requests WHERE verb = 'list';
+CREATE OR REPLACE VIEW list_groups AS
+  SELECT user_agent, user_pattern AS username, api_group, resource, resource_key,
+         CASE WHEN namespace = '' THEN 'cluster' ELSE 'namespaced' END AS scope, selector_shape AS selector,
+         count(*) AS requests, count(DISTINCT node) AS nodes,
+         count(*) FILTER (WHERE resource_version IS NULL AND NOT has_continue) AS without_rv,
+         count(*) FILTER (WHERE served_from = 'etcd') AS etcd, count(*) FILTER (WHERE served_from = 'cache') AS cache,
+         avg(returned_items) AS returned_per_request, min(received_at) AS first_seen, max(received_at) AS last_seen
+  FROM lists GROUP BY ALL;
+CREATE OR REPLACE VIEW amplification AS
+  SELECT g.*, e.reads AS etcd_reads, e.objects_per_read, e.bytes_per_read,
+         g.etcd * e.bytes_per_read AS bytes_read_total,
+         -- returned per request: measured (RequestResponse level), else objects ÷ nodes for a per-node selector
+         coalesce(g.returned_per_request, CASE WHEN g.selector LIKE '%<node>%' THEN round(e.objects_per_read / greatest((SELECT count(DISTINCT node) FROM requests), g.nodes), 1) END) AS returned,
+         g.returned_per_request IS NULL AS estimated,
+         round(e.objects_per_read / greatest(coalesce(g.returned_per_request, CASE WHEN g.selector LIKE '%<node>%' THEN round(e.objects_per_read / greatest((SELECT count(DISTINCT node) FROM requests), g.nodes), 1) END), 1), 1) AS amplification
+  FROM list_groups g
+  JOIN LATERAL (
+    SELECT count(*) AS reads, avg(objects) AS objects_per_read, avg(bytes) AS bytes_per_read
+    FROM etcd_ranges r
+    WHERE r.internal IS NULL AND r.scope = 'all' AND r."limit" = 0 AND r.resource_key = g.resource_key
+      AND r."time" BETWEEN g.first_seen - INTERVAL 1 MINUTE AND g.last_seen + INTERVAL 1 MINUTE
+  ) e ON true
+  WHERE g.etcd > 0 AND g.scope = 'cluster';
+`;
+
+const REQUEST_COLUMNS = 38;
+
+type DuckModule = typeof import('@duckdb/node-api');
+
+async function duck(): Promise<DuckModule> {
+  try {
+    return await import('@duckdb/node-api');
+  } catch (err) {
+    throw new InputError(`DuckDB is not installed (@duckdb/node-api): ${(err as Error).message}`);
+  }
+}
+
+/** An open store. */
+export class Store {
+  private constructor(
+    readonly db: DuckDBInstance,
+    readonly con: DuckDBConnection,
+    private readonly mod: DuckModule,
+  ) {}
+
+  /** Opens (creating if needed) a store file and checks its schema version. */
+  static async open(path: string): Promise<Store> {
+    const mod = await duck();
+    // A load is one transaction per input; its staging rows spill to disk past this, instead of growing RSS.
+    const db = await mod.DuckDBInstance.create(path, { memory_limit: '512MB', threads: '2', preserve_insertion_order: 'false' });
+    const con = await db.connect();
+    const s = new Store(db, con, mod);
+    await con.run(SCHEMA);
+    const v = await s.meta('schema_version');
+    if (v === null) await s.setMeta('schema_version', String(STORE_SCHEMA_VERSION));
+    else if (v !== String(STORE_SCHEMA_VERSION)) throw new InputError(`${path}: store schema version ${v}, this audit-scan reads version ${STORE_SCHEMA_VERSION}`);
+    return s;
+  }
+
+  async meta(key: string): Promise<string | null> {
+    const r = await this.con.runAndReadAll('SELECT value FROM meta WHERE key = $1', [key]);
+    const rows = r.getRowsJS();
+    return rows.length > 0 ? String(rows[0]![0]) : null;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    await this.con.run('INSERT OR REPLACE INTO meta VALUES ($1, $2)', [key, value]);
+  }
+
+  /** Runs SQL and returns column names and rows as plain JS values (bigints become numbers when safe). */
+  async query(sql: string): Promise<{ columns: string[]; rows: unknown[][] }> {
+    const r = await this.con.runAndReadAll(sql);
+    const rows = r.getRowsJS().map((row) => row.map(plain));
+    return { columns: r.columnNames(), rows };
+  }
+
+  close(): void {
+    this.con.closeSync();
+    this.db.closeSync();
+  }
+
+  /** Streams rows of a query, chunk by chunk. */
+  async *stream(sql: string): AsyncGenerator<Record<string, unknown>> {
+    const res = await this.con.stream(sql);
+    const cols = res.columnNames();
+    for (;;) {
+      const chunk = await res.fetchChunk();
+      if (chunk === null || chunk.rowCount === 0) return;
+      for (const row of chunk.getRows()) {
+        const o: Record<string, unknown> = {};
+        cols.forEach((c, i) => (o[c] = plain(row[i])));
+        yield o;
+      }
+    }
+  }
+
+  ts(ms: number | null): unknown {
+    return ms === null ? null : new this.mod.DuckDBTimestampValue(BigInt(Math.round(ms)) * 1000n);
+  }
+}
+
+function plain(v: unknown): unknown {
+  if (typeof v === 'bigint') return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+  if (v instanceof Date) return v.toISOString();
+  return v;
+}
+
+/** A stable identity for an input: its size and the SHA-256 of its bytes (so a renamed copy is the same input). */
+export async function inputIdentity(src: Source): Promise<string | null> {
+  if (src.path === null) return null;
+  const h = createHash('sha256');
+  let size = 0;
+  for await (const c of createReadStream(src.path, { highWaterMark: 1 << 20 })) {
+    h.update(c as Buffer);
+    size += (c as Buffer).length;
+  }
+  return `sha256:${h.digest('hex')}:${size}`;
+}
+
+function appendNullable(a: DuckDBAppender, kind: 'varchar' | 'int' | 'double' | 'bool' | 'bigint', v: unknown): void {
+  if (v === null || v === undefined) return a.appendNull();
+  switch (kind) {
+    case 'varchar':
+      // Strings from the log: credentials in user agents or query strings must not reach the file.
+      return a.appendVarchar(redactSecrets(String(v)));
+    case 'int':
+      return a.appendInteger(Number(v));
+    case 'bigint':
+      return a.appendBigInt(BigInt(Math.round(Number(v))));
+    case 'double':
+      return a.appendDouble(Number(v));
+    case 'bool':
+      return a.appendBoolean(Boolean(v));
+  }
+}
+
+/** Appends a request row; columns in SCHEMA order. */
+export function appendRequest(store: Store, a: DuckDBAppender, inputId: string, inputName: string, r: RequestRow): void {
+  const e = r.e;
+  const q = r.query;
+  const sel = r.selector;
+  const ts = (ms: number | null) => {
+    const v = store.ts(ms);
+    if (v === null) a.appendNull();
+    else a.appendTimestamp(v as never);
+  };
+  appendNullable(a, 'varchar', e.auditID);
+  appendNullable(a, 'varchar', inputId);
+  appendNullable(a, 'varchar', inputName);
+  ts(e.receivedMs);
+  ts(e.stageMs);
+  appendNullable(a, 'double', e.receivedMs !== null && e.stageMs !== null ? e.stageMs - e.receivedMs : null);
+  appendNullable(a, 'varchar', e.stage);
+  appendNullable(a, 'varchar', e.level);
+  appendNullable(a, 'varchar', e.verb);
+  appendNullable(a, 'varchar', e.username);
+  appendNullable(a, 'varchar', userPattern(e.username));
+  appendNullable(a, 'varchar', e.userAgent);
+  appendNullable(a, 'varchar', r.apiGroup);
+  appendNullable(a, 'varchar', r.resource);
+  appendNullable(a, 'varchar', r.resource ? resourceKeyOf(r.apiGroup, r.resource) : null);
+  appendNullable(a, 'varchar', r.namespace);
+  appendNullable(a, 'varchar', e.name);
+  appendNullable(a, 'varchar', e.subresource);
+  appendNullable(a, 'varchar', e.requestURI);
+  appendNullable(a, 'varchar', q?.fieldSelector ?? null);
+  appendNullable(a, 'varchar', q?.labelSelector ?? null);
+  appendNullable(a, 'varchar', sel?.shape ?? (q ? '' : null));
+  appendNullable(a, 'bool', sel ? sel.singleName !== null : null);
+  appendNullable(a, 'bool', sel ? sel.singleNamespace !== null : null);
+  appendNullable(a, 'varchar', q?.resourceVersion ?? null);
+  appendNullable(a, 'varchar', q?.resourceVersionMatch ?? null);
+  appendNullable(a, 'int', q ? q.limit : null);
+  appendNullable(a, 'bool', q ? q.continueToken : null);
+  appendNullable(a, 'bool', q ? q.watch : null);
+  appendNullable(a, 'bool', q ? q.sendInitialEvents : null);
+  appendNullable(a, 'varchar', q ? signatureOf(q) : null);
+  appendNullable(a, 'int', e.code);
+  appendNullable(a, 'varchar', r.node);
+  appendNullable(a, 'int', e.returnedItems);
+  appendNullable(a, 'bigint', e.remainingItems);
+  a.appendNull(); // served_from: set when the load ends (the version may come from the same log)
+  a.appendNull(); // served_reason
+  a.endRow();
+}
+
+/** Appends a finished etcd read. */
+export function appendEtcd(store: Store, a: DuckDBAppender, inputId: string, inputName: string, r: EtcdRead): void {
+  appendNullable(a, 'varchar', inputId);
+  appendNullable(a, 'varchar', inputName);
+  const t = store.ts(r.tsMs);
+  if (t === null) a.appendNull();
+  else a.appendTimestamp(t as never);
+  appendNullable(a, 'varchar', r.key);
+  appendNullable(a, 'varchar', r.rangeEnd);
+  appendNullable(a, 'varchar', r.range.resourceKey);
+  appendNullable(a, 'varchar', r.range.resource);
+  appendNullable(a, 'varchar', r.range.scope);
+  appendNullable(a, 'varchar', r.range.namespace);
+  appendNullable(a, 'int', r.limit);
+  appendNullable(a, 'bigint', r.objects);
+  appendNullable(a, 'bigint', r.totalKeys);
+  appendNullable(a, 'bigint', r.bytes);
+  appendNullable(a, 'double', r.tookMs);
+  appendNullable(a, 'varchar', r.error);
+  appendNullable(a, 'varchar', r.internal);
+  a.endRow();
+}
+
+/** Re-classifies every read in the store for `version` (and etcd's progress-notify support). */
+export async function classifyStore(store: Store, versionFlag: KubeVersion | null, etcdVersion: string | null, watchCacheDisabled: ReadonlySet<string>): Promise<string> {
+  let version = versionFlag;
+  let reason = 'from --kube-version';
+  if (version === null) {
+    const ev = new VersionEvidenceCollector();
+    const r = await store.query(`SELECT username, user_agent, count(*) FROM requests WHERE user_agent LIKE 'kube%' GROUP BY ALL`);
+    for (const [u, ua, n] of r.rows) ev.add(String(u), String(ua), Number(n));
+    const inferred = inferKubeVersion(ev.list());
+    version = inferred.version;
+    reason = inferred.reason;
+  }
+  etcdVersion ??= await store.meta('etcd_version');
+  const opts: ServingOptions = { version, etcdSupportsProgressNotify: etcdVersion === null ? null : etcdSupportsProgressNotify(etcdVersion), consistentListFromCache: null, watchCacheDisabled };
+  const combos = await store.query(`SELECT DISTINCT verb, resource, namespace <> '' AS namespaced, signature, single_name, single_namespace FROM requests WHERE signature IS NOT NULL AND verb IN ('list', 'get', 'watch')`);
+  await store.con.run('CREATE OR REPLACE TEMP TABLE verdicts (verb VARCHAR, resource VARCHAR, namespaced BOOLEAN, signature VARCHAR, single_name BOOLEAN, single_namespace BOOLEAN, served_from VARCHAR, reason VARCHAR)');
+  const a = await store.con.createAppender('verdicts');
+  for (const [verb, resource, namespaced, sig, sn, sns] of combos.rows) {
+    const v = classifyRead(String(verb), String(resource), namespaced ? 'ns' : '', querySignature(String(sig)), { shape: '', node: null, singleName: sn ? 'x' : null, singleNamespace: sns ? 'x' : null, hasFieldSelector: false, hasLabelSelector: false }, opts);
+    for (const x of [verb, resource]) a.appendVarchar(String(x));
+    a.appendBoolean(Boolean(namespaced));
+    a.appendVarchar(String(sig));
+    a.appendBoolean(Boolean(sn));
+    a.appendBoolean(Boolean(sns));
+    if (v === null) {
+      a.appendNull();
+      a.appendNull();
+    } else {
+      a.appendVarchar(v.servedFrom);
+      a.appendVarchar(v.reason);
+    }
+    a.endRow();
+  }
+  a.closeSync();
+  await store.con.run(`UPDATE requests SET served_from = v.served_from, served_reason = v.reason FROM verdicts v
+    WHERE requests.signature = v.signature AND requests.verb = v.verb AND requests.resource = v.resource
+      AND (requests.namespace <> '') = v.namespaced AND requests.single_name = v.single_name AND requests.single_namespace = v.single_namespace`);
+  await store.setMeta('kube_version', formatKubeVersion(version));
+  await store.setMeta('kube_version_reason', reason);
+  return `Kubernetes ${formatKubeVersion(version)} (${reason})`;
+}
+
+/** Loads one source inside a transaction: all its rows or none. Returns what happened. */
+export async function loadSource(
+  store: Store,
+  src: Source,
+  read: (state: ScanState) => Promise<void>,
+  etcdPrefix: string,
+): Promise<{ status: 'loaded' | 'already loaded'; requests: number; etcdReads: number; skippedLines: number }> {
+  const id = (await inputIdentity(src)) ?? `stdin:${Date.now()}`;
+  const seen = await store.query(`SELECT count(*) FROM inputs WHERE input_id = '${id.replace(/'/g, "''")}'`);
+  if (Number(seen.rows[0]![0]) > 0) return { status: 'already loaded', requests: 0, etcdReads: 0, skippedLines: 0 };
+  await store.con.run('BEGIN TRANSACTION');
+  try {
+    // Stage, then INSERT OR IGNORE: an auditID already in the store (another stage, another apiserver) counts once.
+    await store.con.run('CREATE OR REPLACE TEMP TABLE stage_requests AS SELECT * FROM requests LIMIT 0');
+    await store.con.run('CREATE OR REPLACE TEMP TABLE stage_etcd AS SELECT * FROM etcd_ranges LIMIT 0');
+    const ra = await store.con.createAppender('stage_requests');
+    const ea = await store.con.createAppender('stage_etcd');
+    const state = new ScanState(etcdPrefix, null);
+    let requests = 0;
+    let etcdReads = 0;
+    state.setSink({
+      request: (r) => {
+        appendRequest(store, ra, id, src.name, r);
+        requests++;
+      },
+      etcdRead: (r) => {
+        appendEtcd(store, ea, id, src.name, r);
+        etcdReads++;
+      },
+    });
+    await read(state);
+    ra.closeSync();
+    ea.closeSync();
+    await store.con.run('INSERT OR IGNORE INTO requests SELECT * FROM stage_requests');
+    await store.con.run('INSERT INTO etcd_ranges SELECT * FROM stage_etcd');
+    const inp = state.inputs[0];
+    const bytes = src.sizeBytes ?? 0;
+    await store.con.run(`INSERT INTO inputs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())`, [
+      id,
+      src.name,
+      bytes,
+      inp?.lines ?? 0,
+      inp?.auditEvents ?? 0,
+      inp?.etcdEntries ?? 0,
+      inp?.skippedLines ?? 0,
+      requests,
+      etcdReads,
+    ]);
+    if (state.etcdVersions.size > 0) await store.setMeta('etcd_version', [...state.etcdVersions.entries()].sort((a, b) => b[1] - a[1])[0]![0]);
+    await store.con.run('COMMIT');
+    if (inp?.error) throw new InputError(`${src.name}: ${inp.error}`);
+    return { status: 'loaded', requests, etcdReads, skippedLines: inp?.skippedLines ?? 0 };
+  } catch (err) {
+    try {
+      await store.con.run('ROLLBACK');
+    } catch {
+      /* the commit may have happened already */
+    }
+    throw err;
+  }
+}
+
+/** Writes each table as Parquet under `dir`, requests and etcd_ranges partitioned by hour. */
+export async function exportParquet(store: Store, dir: string): Promise<string[]> {
+  await fsp.mkdir(dir, { recursive: true });
+  const q = (s: string) => `'${s.replace(/'/g, "''")}'`;
+  await store.con.run(`COPY (SELECT *, strftime(received_at, '%Y-%m-%dT%H') AS hour FROM requests) TO ${q(`${dir}/requests`)} (FORMAT parquet, PARTITION_BY (hour), OVERWRITE_OR_IGNORE true)`);
+  await store.con.run(`COPY (SELECT *, strftime("time", '%Y-%m-%dT%H') AS hour FROM etcd_ranges) TO ${q(`${dir}/etcd_ranges`)} (FORMAT parquet, PARTITION_BY (hour), OVERWRITE_OR_IGNORE true)`);
+  await store.con.run(`COPY inputs TO ${q(`${dir}/inputs.parquet`)} (FORMAT parquet)`);
+  return [`${dir}/requests/hour=*/*.parquet`, `${dir}/etcd_ranges/hour=*/*.parquet`, `${dir}/inputs.parquet`];
+}
+
+/** Rebuilds a ScanState from the store, for `scan --db`: requests as final-stage events, reads as they were. */
+export async function stateFromStore(store: Store, etcdPrefix: string, maxGroups?: number): Promise<ScanState> {
+  const state = new ScanState(etcdPrefix, null, maxGroups);
+  const inputs = await store.query('SELECT name, lines, audit_events, etcd_entries, skipped_lines FROM inputs ORDER BY loaded_at, name');
+  for (const [name, lines, ev, et, sk] of inputs.rows) {
+    const i = state.addInput(String(name));
+    Object.assign(state.inputs[i]!, { lines: Number(lines), auditEvents: Number(ev), etcdEntries: Number(et), skippedLines: Number(sk) });
+  }
+  state.beginSegment(state.addInput('(store)'), '(store)');
+  for await (const r of store.stream(`SELECT audit_id, stage, level, verb, request_uri, username, user_agent, node, resource, api_group, namespace, name, subresource, code,
+      CAST(epoch_ms(received_at) AS DOUBLE) AS rec, CAST(epoch_ms(stage_at) AS DOUBLE) AS st, returned_items, remaining_items FROM requests ORDER BY received_at, audit_id`)) {
+    state.addAuditEvent({
+      auditID: String(r.audit_id),
+      stage: 'ResponseComplete',
+      level: String(r.level ?? ''),
+      verb: String(r.verb),
+      requestURI: String(r.request_uri),
+      username: String(r.username ?? ''),
+      userAgent: String(r.user_agent ?? ''),
+      nodeName: r.node === null ? null : String(r.node),
+      resource: String(r.resource ?? ''),
+      apiGroup: String(r.api_group ?? ''),
+      namespace: String(r.namespace ?? ''),
+      name: String(r.name ?? ''),
+      subresource: String(r.subresource ?? ''),
+      code: r.code === null ? null : Number(r.code),
+      receivedMs: r.rec === null ? null : Number(r.rec),
+      stageMs: r.st === null ? null : Number(r.st),
+      returnedItems: r.returned_items === null ? null : Number(r.returned_items),
+      remainingItems: r.remaining_items === null ? null : Number(r.remaining_items),
+      tokenExpirationSeconds: null,
+    });
+  }
+  state.endSegment();
+  for await (const r of store.stream(`SELECT key, range_end, "limit", objects, total_keys, bytes, took_ms, error, internal, resource_key, resource, scope, namespace, CAST(epoch_ms("time") AS DOUBLE) AS t FROM etcd_ranges`)) {
+    const n = (x: unknown) => (x === null || x === undefined ? null : Number(x));
+    state.addEtcdRead({
+      tsMs: n(r.t),
+      tookMs: n(r.took_ms),
+      key: String(r.key),
+      rangeEnd: r.range_end === null ? null : String(r.range_end),
+      limit: Number(r.limit ?? 0),
+      objects: n(r.objects),
+      totalKeys: n(r.total_keys),
+      bytes: n(r.bytes),
+      error: r.error === null ? null : String(r.error),
+      internal: r.internal === null ? null : String(r.internal),
+      range: { resourceKey: String(r.resource_key ?? ''), resource: String(r.resource ?? ''), apiGroup: String(r.resource_key ?? '').includes('/') ? String(r.resource_key).split('/')[0]! : null, namespace: r.namespace === null ? null : String(r.namespace), name: null, scope: String(r.scope) as 'all' },
+      vias: new Set(['apply']),
+    });
+  }
+  state.finishPending();
+  return state;
+}
+
+export { parseKubeVersion };
+export const REQUEST_COLUMN_COUNT = REQUEST_COLUMNS;
