@@ -55,16 +55,7 @@ export async function run(argv: string[], io: IO): Promise<number> {
     try {
       return await runStoreCommand(argv, { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version });
     } catch (err) {
-      if (err instanceof UsageError) {
-        errText(`audit-scan: ${err.message}\n`);
-        return 2;
-      }
-      if (err instanceof InputError) {
-        errText(`audit-scan: ${err.message}\n`);
-        return 1;
-      }
-      errText(`audit-scan: internal error, please report it with the command you ran:\n${(err as Error).stack ?? String(err)}\n`);
-      return 2;
+      return exitCodeFor(err, errText);
     }
   }
   const program = buildProgram(version, { writeOut: (s) => io.stdout.write(s), writeErr: errText });
@@ -103,17 +94,22 @@ export async function run(argv: string[], io: IO): Promise<number> {
     if (cfg.strict && outcome.report.inputs.some((i) => i.skippedLines + i.skippedItems > 0)) return 1;
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) {
-      errText(`audit-scan: ${err.message}\n`);
-      return 2;
-    }
-    if (err instanceof InputError) {
-      errText(`audit-scan: ${err.message}\n`);
-      return 1;
-    }
-    errText(`audit-scan: internal error, please report it with the command you ran:\n${(err as Error).stack ?? String(err)}\n`);
+    return exitCodeFor(err, errText);
+  }
+}
+
+/** Maps a thrown error to its message and exit code: usage 2, input 1, anything else is a bug (2, with stack). */
+function exitCodeFor(err: unknown, errText: (s: string) => void): number {
+  if (err instanceof UsageError) {
+    errText(`audit-scan: ${err.message}\n`);
     return 2;
   }
+  if (err instanceof InputError) {
+    errText(`audit-scan: ${err.message}\n`);
+    return 1;
+  }
+  errText(`audit-scan: internal error, please report it with the command you ran:\n${(err as Error).stack ?? String(err)}\n`);
+  return 2;
 }
 
 /** Entry point for bin/audit-scan.js. */

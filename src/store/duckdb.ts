@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS inputs (
   input_id VARCHAR PRIMARY KEY, name VARCHAR, bytes BIGINT, lines BIGINT, audit_events BIGINT,
   etcd_entries BIGINT, skipped_lines BIGINT, requests BIGINT, etcd_reads BIGINT, loaded_at TIMESTAMP);
 CREATE TABLE IF NOT EXISTS requests (
-  audit_id VARCHAR PRIMARY KEY, input_id VARCHAR, input VARCHAR,
+  audit_id VARCHAR, input_id VARCHAR, input VARCHAR,
   received_at TIMESTAMP, stage_at TIMESTAMP, latency_ms DOUBLE,
   stage VARCHAR, level VARCHAR, verb VARCHAR, username VARCHAR, user_pattern VARCHAR, user_agent VARCHAR,
   api_group VARCHAR, resource VARCHAR, resource_key VARCHAR, namespace VARCHAR, name VARCHAR, subresource VARCHAR,
@@ -90,7 +90,7 @@ export class Store {
   static async open(path: string): Promise<Store> {
     const mod = await duck();
     // A load is one transaction per input; its staging rows spill to disk past this, instead of growing RSS.
-    const db = await mod.DuckDBInstance.create(path, { memory_limit: '512MB', threads: '2', preserve_insertion_order: 'false' });
+    const db = await mod.DuckDBInstance.create(path, { memory_limit: '1GB', threads: '2', preserve_insertion_order: 'false' });
     const con = await db.connect();
     const s = new Store(db, con, mod);
     await con.run(SCHEMA);
@@ -304,7 +304,8 @@ export async function loadSource(
   if (Number(seen.rows[0]![0]) > 0) return { status: 'already loaded', requests: 0, etcdReads: 0, skippedLines: 0 };
   await store.con.run('BEGIN TRANSACTION');
   try {
-    // Stage, then INSERT OR IGNORE: an auditID already in the store (another stage, another apiserver) counts once.
+    // Stage, then an anti-join: an auditID already in the store (another apiserver, a rotated copy) counts once.
+    // No primary-key index on audit_id: DuckDB keeps such an index in memory, an anti-join can spill to disk.
     await store.con.run('CREATE OR REPLACE TEMP TABLE stage_requests AS SELECT * FROM requests LIMIT 0');
     await store.con.run('CREATE OR REPLACE TEMP TABLE stage_etcd AS SELECT * FROM etcd_ranges LIMIT 0');
     const ra = await store.con.createAppender('stage_requests');
@@ -325,7 +326,9 @@ export async function loadSource(
     await read(state);
     ra.closeSync();
     ea.closeSync();
-    await store.con.run('INSERT OR IGNORE INTO requests SELECT * FROM stage_requests');
+    await store.con.run(`INSERT INTO requests SELECT * FROM stage_requests s
+      WHERE NOT EXISTS (SELECT 1 FROM requests r WHERE r.audit_id = s.audit_id)
+      QUALIFY row_number() OVER (PARTITION BY s.audit_id ORDER BY s.received_at) = 1`);
     await store.con.run('INSERT INTO etcd_ranges SELECT * FROM stage_etcd');
     const inp = state.inputs[0];
     const bytes = src.sizeBytes ?? 0;
