@@ -89,8 +89,9 @@ export class Store {
   /** Opens (creating if needed) a store file and checks its schema version. */
   static async open(path: string): Promise<Store> {
     const mod = await duck();
-    // A load is one transaction per input; its staging rows spill to disk past this, instead of growing RSS.
-    const db = await mod.DuckDBInstance.create(path, { memory_limit: '1GB', threads: '2', preserve_insertion_order: 'false' });
+    // A load commits each input in one transaction; DuckDB holds that transaction's rows in memory (about 3 GB
+    // per GB of audit log, measured), so the limit is generous; load bigger inputs in pieces.
+    const db = await mod.DuckDBInstance.create(path, { memory_limit: '4GB', threads: '2', preserve_insertion_order: 'false' });
     const con = await db.connect();
     const s = new Store(db, con, mod);
     await con.run(SCHEMA);
@@ -302,12 +303,14 @@ export async function loadSource(
   const id = (await inputIdentity(src)) ?? `stdin:${Date.now()}`;
   const seen = await store.query(`SELECT count(*) FROM inputs WHERE input_id = '${id.replace(/'/g, "''")}'`);
   if (Number(seen.rows[0]![0]) > 0) return { status: 'already loaded', requests: 0, etcdReads: 0, skippedLines: 0 };
-  await store.con.run('BEGIN TRANSACTION');
+  let inTransaction = false;
   try {
     // Stage, then an anti-join: an auditID already in the store (another apiserver, a rotated copy) counts once.
     // No primary-key index on audit_id: DuckDB keeps such an index in memory, an anti-join can spill to disk.
-    await store.con.run('CREATE OR REPLACE TEMP TABLE stage_requests AS SELECT * FROM requests LIMIT 0');
-    await store.con.run('CREATE OR REPLACE TEMP TABLE stage_etcd AS SELECT * FROM etcd_ranges LIMIT 0');
+    // Staging tables live in the database file and are filled outside the transaction, so a big input spills to
+    // disk; an interrupted load leaves only a staging table behind, which the next load replaces.
+    await store.con.run('CREATE OR REPLACE TABLE stage_requests AS SELECT * FROM requests LIMIT 0');
+    await store.con.run('CREATE OR REPLACE TABLE stage_etcd AS SELECT * FROM etcd_ranges LIMIT 0');
     const ra = await store.con.createAppender('stage_requests');
     const ea = await store.con.createAppender('stage_etcd');
     const state = new ScanState(etcdPrefix, null);
@@ -326,10 +329,14 @@ export async function loadSource(
     await read(state);
     ra.closeSync();
     ea.closeSync();
+    await store.con.run('BEGIN TRANSACTION');
+    inTransaction = true;
     await store.con.run(`INSERT INTO requests SELECT * FROM stage_requests s
       WHERE NOT EXISTS (SELECT 1 FROM requests r WHERE r.audit_id = s.audit_id)
       QUALIFY row_number() OVER (PARTITION BY s.audit_id ORDER BY s.received_at) = 1`);
     await store.con.run('INSERT INTO etcd_ranges SELECT * FROM stage_etcd');
+    await store.con.run('DROP TABLE stage_requests');
+    await store.con.run('DROP TABLE stage_etcd');
     const inp = state.inputs[0];
     const bytes = src.sizeBytes ?? 0;
     await store.con.run(`INSERT INTO inputs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())`, [
@@ -345,13 +352,16 @@ export async function loadSource(
     ]);
     if (state.etcdVersions.size > 0) await store.setMeta('etcd_version', [...state.etcdVersions.entries()].sort((a, b) => b[1] - a[1])[0]![0]);
     await store.con.run('COMMIT');
+    inTransaction = false;
     if (inp?.error) throw new InputError(`${src.name}: ${inp.error}`);
     return { status: 'loaded', requests, etcdReads, skippedLines: inp?.skippedLines ?? 0 };
   } catch (err) {
-    try {
-      await store.con.run('ROLLBACK');
-    } catch {
-      /* the commit may have happened already */
+    if (inTransaction) {
+      try {
+        await store.con.run('ROLLBACK');
+      } catch {
+        /* the commit may have happened already */
+      }
     }
     throw err;
   }
