@@ -37,6 +37,8 @@ function toolVersion(): string {
 function writeAll(w: Writable, s: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     if (s.length === 0) return resolve(true);
+    // The callback reports the error; this listener keeps the stream's 'error' event from being unhandled.
+    w.once('error', () => {});
     w.write(s, (err) => {
       if (!err) return resolve(true);
       if ((err as NodeJS.ErrnoException).code === 'EPIPE') return resolve(false);
