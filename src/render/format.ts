@@ -1,6 +1,8 @@
 /*! Number and time formatting shared by the human-readable renderers. */
 
-export { formatBytes, formatCount } from '../analyze/report.js';
+import { formatBytes, formatCount, type GroupReport } from '../analyze/report.js';
+
+export { formatBytes, formatCount };
 
 /** null → "–", else the formatted value. */
 export function orDash<T>(v: T | null | undefined, f: (x: T) => string): string {
@@ -15,3 +17,31 @@ export function shortTime(iso: string | null, withDate: boolean): string {
 
 /** An amplification ratio: "64.8×". */
 export const formatRatio = (x: number): string => `${x >= 100 ? Math.round(x) : x}×`;
+
+/** Column heads of the list-groups table in the Markdown and HTML reports. */
+export const GROUP_HEAD = ['#', 'client', 'user', 'resource', 'selector', 'requests', 'nodes', 'no RV', 'etcd', 'cache', 'read/req', 'returned/req', 'amplification', 'first seen', 'last seen'];
+/** Which of those columns hold numbers (right-aligned). */
+export const GROUP_NUMERIC = new Set([5, 6, 7, 8, 9, 10, 11, 12]);
+
+/** One list-groups row; `esc` makes a log string safe for the format (Markdown or HTML). */
+export function groupRow(g: GroupReport, i: number, esc: (s: string) => string): string[] {
+  const res = g.apiGroup ? `${g.resource}.${g.apiGroup}` : g.resource;
+  const ns = g.namespace === null ? '' : ` (${g.namespace === '*' ? `${g.namespaces} namespaces` : g.namespace})`;
+  return [
+    String(i + 1),
+    esc(g.userAgent || '(none)'),
+    esc(g.username),
+    esc(res + ns),
+    esc(g.selector || '–'),
+    formatCount(g.requests),
+    formatCount(g.nodes),
+    formatCount(g.withoutResourceVersion),
+    formatCount(g.servedFrom.etcd),
+    formatCount(g.servedFrom.cache),
+    orDash(g.objectsReadPerRequest, formatCount),
+    orDash(g.objectsReturnedPerRequest, (x) => (g.figureSources.objectsReturned === 'estimate-objects-per-node' ? '~' : '') + formatCount(x)),
+    orDash(g.amplification, formatRatio),
+    esc(g.firstSeen ?? '–'),
+    esc(g.lastSeen ?? '–'),
+  ];
+}

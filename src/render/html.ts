@@ -1,8 +1,8 @@
 /*! --output html: one self-contained page (no scripts, no external assets) for a postmortem or a ticket.
  * Every string from the log goes through escapeHtml(), which also strips control characters and secrets. */
 
-import { apfOf, type GroupReport, type ScanReport } from '../analyze/report.js';
-import { formatBytes, formatCount, formatRatio, orDash } from './format.js';
+import { apfOf, type ScanReport } from '../analyze/report.js';
+import { formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash } from './format.js';
 import { escapeHtml as h } from './text-safety.js';
 
 const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24}table{border-collapse:collapse;margin:.5rem 0 1.5rem}
@@ -16,7 +16,6 @@ function table(head: string[], rows: string[][], numeric: Set<number>): string {
   return `<table><thead><tr>${th}</tr></thead><tbody>\n${trs}\n</tbody></table>`;
 }
 
-const res = (g: GroupReport): string => h(g.apiGroup ? `${g.resource}.${g.apiGroup}` : g.resource) + (g.namespace === null ? '' : ` (${h(g.namespace === '*' ? `${g.namespaces} namespaces` : g.namespace)})`);
 
 /** Renders the report as an HTML document. */
 export function renderHtml(r: ScanReport): string {
@@ -44,27 +43,7 @@ export function renderHtml(r: ScanReport): string {
   }
   out.push('<h2>List groups (worst first)</h2>');
   out.push(
-    table(
-      ['#', 'client', 'user', 'resource', 'selector', 'requests', 'nodes', 'no RV', 'etcd', 'cache', 'read/req', 'returned/req', 'amplification', 'first seen', 'last seen'],
-      r.listGroups.map((g, i) => [
-        String(i + 1),
-        h(g.userAgent || '(none)'),
-        h(g.username),
-        res(g),
-        h(g.selector || '–'),
-        formatCount(g.requests),
-        formatCount(g.nodes),
-        formatCount(g.withoutResourceVersion),
-        formatCount(g.servedFrom.etcd),
-        formatCount(g.servedFrom.cache),
-        orDash(g.objectsReadPerRequest, formatCount),
-        orDash(g.objectsReturnedPerRequest, (x) => (g.figureSources.objectsReturned === 'estimate-objects-per-node' ? '~' : '') + formatCount(x)),
-        orDash(g.amplification, formatRatio),
-        h(g.firstSeen ?? '–'),
-        h(g.lastSeen ?? '–'),
-      ]),
-      new Set([5, 6, 7, 8, 9, 10, 11, 12]),
-    ),
+    table(GROUP_HEAD, r.listGroups.map((g, i) => groupRow(g, i, h)), GROUP_NUMERIC),
   );
   if (r.etcdRanges.length > 0) {
     out.push('<h2>Slow etcd reads by range</h2>');

@@ -1,7 +1,7 @@
 /*! --output markdown: a report to paste into an incident postmortem. Every log string is escaped for Markdown. */
 
 import { apfOf, type ScanReport } from '../analyze/report.js';
-import { formatBytes, formatCount, formatRatio, orDash } from './format.js';
+import { formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash } from './format.js';
 import { escapeMarkdown as md, safeText } from './text-safety.js';
 
 function table(head: string[], rows: string[][], right: Set<number>): string {
@@ -37,27 +37,7 @@ export function renderMarkdown(r: ScanReport): string {
   if (r.listGroups.length === 0) out.push('No list requests.', '');
   else {
     out.push(
-      table(
-        ['#', 'client', 'user', 'resource', 'selector', 'requests', 'nodes', 'no RV', 'etcd', 'cache', 'read/req', 'returned/req', 'amplification', 'first seen', 'last seen'],
-        r.listGroups.map((g, i) => [
-          String(i + 1),
-          md(g.userAgent || '(none)'),
-          md(g.username),
-          md(g.apiGroup ? `${g.resource}.${g.apiGroup}` : g.resource) + (g.namespace === null ? '' : ` (${md(g.namespace === '*' ? `${g.namespaces} namespaces` : g.namespace)})`),
-          md(g.selector || '–'),
-          formatCount(g.requests),
-          formatCount(g.nodes),
-          formatCount(g.withoutResourceVersion),
-          formatCount(g.servedFrom.etcd),
-          formatCount(g.servedFrom.cache),
-          orDash(g.objectsReadPerRequest, formatCount),
-          orDash(g.objectsReturnedPerRequest, (x) => (g.figureSources.objectsReturned === 'estimate-objects-per-node' ? '~' : '') + formatCount(x)),
-          orDash(g.amplification, formatRatio),
-          g.firstSeen ?? '–',
-          g.lastSeen ?? '–',
-        ]),
-        new Set([5, 6, 7, 8, 9, 10, 11, 12]),
-      ),
+      table(GROUP_HEAD, r.listGroups.map((g, i) => groupRow(g, i, md)), GROUP_NUMERIC),
       '',
     );
     if (r.listGroups.some((g) => g.estimated)) out.push('~ estimated: objects under the etcd prefix ÷ nodes seen.', '');
