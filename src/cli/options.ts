@@ -50,4 +50,11 @@ export const EXAMPLES = `Examples:
   kubectl logs -n kube-system etcd-master-1 | audit-scan - audit.log
   audit-scan --output json audit.log > scan.json    # the JSON contract (schemaVersion 1)
   audit-scan --output markdown logs/ > postmortem.md
-  audit-scan --kube-version 1.29 --objects pods=7130 audit.log`;
+  audit-scan --kube-version 1.29 --objects pods=7130 audit.log
+  audit-scan --since 2026-11-30T10:00:00Z --until 2026-11-30T10:15:00Z --verb list audit.log
+
+Store commands (DuckDB; see README "DuckDB store"):
+  audit-scan load audit*.log etcd.log --db incident.duckdb
+  audit-scan sql --db incident.duckdb "SELECT user_agent, count(*) FROM lists WHERE served_from='etcd' GROUP BY 1"
+  audit-scan export --db incident.duckdb --parquet out/
+  audit-scan scan --db incident.duckdb`;
