@@ -41,6 +41,10 @@ export interface ReadGroup {
 
 /** Most time buckets one group keeps before its series coarsens. */
 const GROUP_SERIES_BUCKETS = 4096;
+/** Most time buckets all groups keep together (about 50 bytes each); past it every series coarsens. */
+export const ALL_GROUP_SERIES_BUCKETS = 2_000_000;
+/** How often (in added requests) the shared budget is checked. */
+const BUDGET_CHECK_EVERY = 65_536;
 
 /** A compact key for the query fields that decide where a read is served: rvClass, rvm, limit?, continue?, sendInitialEvents?. */
 export function signatureOf(q: ListQuery): string {
@@ -97,10 +101,30 @@ export class ReadGroups {
   readonly groups = new Map<string, ReadGroup>();
   readonly overflow: GroupOverflow = { groups: 0, requests: new Map(), maxFolded: 0 };
 
+  private seriesWidthMs: number;
+  private addsSinceCheck = 0;
+
   constructor(
     private readonly maxGroups = DEFAULT_MAX_GROUPS,
-    private readonly bucketMs = 1000,
-  ) {}
+    bucketMs = 1000,
+    private readonly seriesBudget = ALL_GROUP_SERIES_BUCKETS,
+  ) {
+    this.seriesWidthMs = bucketMs;
+  }
+
+  /** Keeps the groups' time series within the shared budget by coarsening all of them together. */
+  checkSeriesBudget(): void {
+    let total = 0;
+    for (const g of this.groups.values()) total += g.series.buckets.size;
+    while (total > this.seriesBudget) {
+      this.seriesWidthMs *= 2;
+      total = 0;
+      for (const g of this.groups.values()) {
+        g.series.coarsen(this.seriesWidthMs);
+        total += g.series.buckets.size;
+      }
+    }
+  }
 
   /** Folds the smaller half of the groups into `overflow`. O(n log n) once per maxGroups/2 new groups. */
   private prune(): void {
@@ -143,7 +167,7 @@ export class ReadGroups {
         returnedN: 0,
         returnedMax: 0,
         codes: new Map(),
-        series: new TimeSeries(this.bucketMs, GROUP_SERIES_BUCKETS),
+        series: new TimeSeries(this.seriesWidthMs, GROUP_SERIES_BUCKETS),
       };
       if (this.groups.size >= this.maxGroups) this.prune();
       this.groups.set(key, g);
@@ -156,6 +180,10 @@ export class ReadGroups {
     const t = e.receivedMs;
     if (t !== null) {
       g.series.add(t);
+      if (++this.addsSinceCheck >= BUDGET_CHECK_EVERY) {
+        this.addsSinceCheck = 0;
+        this.checkSeriesBudget();
+      }
       if (g.firstMs === null || t < g.firstMs) g.firstMs = t;
       if (g.lastMs === null || t > g.lastMs) g.lastMs = t;
     }
@@ -195,6 +223,7 @@ export class ReadGroups {
       for (const [c, n] of o.codes) g.codes.set(c, (g.codes.get(c) ?? 0) + n);
     }
     while (this.groups.size > this.maxGroups) this.prune();
+    this.checkSeriesBudget();
   }
 }
 

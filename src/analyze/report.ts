@@ -193,6 +193,8 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   let getRequests = 0;
   let getFromEtcd = 0;
   let watchRequests = 0;
+  // Same series widths whatever the thread count: the budget is applied once more over the final groups.
+  state.groups.checkSeriesBudget();
   // Requests of groups folded away by the cap still count in the totals.
   listRequests += state.groups.overflow.requests.get('list') ?? 0;
   getRequests += state.groups.overflow.requests.get('get') ?? 0;

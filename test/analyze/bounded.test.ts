@@ -16,3 +16,25 @@ describe('group cap', () => {
     expect(r.stderr).toContain('group cap hit');
   });
 });
+
+describe('time series budget', () => {
+  it('coarsens every group series together when their buckets exceed the shared budget', async () => {
+    const { ReadGroups } = await import('../../src/analyze/read-groups.js');
+    const { parseListQuery } = await import('../../src/model/request-uri.js');
+    const { describeSelectors } = await import('../../src/model/selector.js');
+    const rg = new ReadGroups(1000, 1000, 5000);
+    const q = parseListQuery('').query;
+    const sel = describeSelectors(null, null);
+    let n = 0;
+    for (let g = 0; g < 50; g++) {
+      for (let s = 0; s < 2000; s++) {
+        n++;
+        rg.add({ auditID: `${n}`, stage: 'ResponseComplete', level: '', verb: 'list', requestURI: '/api/v1/pods', username: `u${g}`, userAgent: 'a/1', nodeName: null, resource: 'pods', apiGroup: '', namespace: '', name: '', subresource: '', code: 200, receivedMs: s * 1000, stageMs: s * 1000, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null }, 'pods', '', '', q, sel, null);
+      }
+    }
+    rg.merge(new Map());
+    const total = [...rg.groups.values()].reduce((s, g) => s + g.series.buckets.size, 0);
+    expect(total).toBeLessThanOrEqual(5000);
+    expect([...rg.groups.values()].every((g) => g.series.total() === 2000)).toBe(true);
+  });
+});
