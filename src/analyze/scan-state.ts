@@ -653,6 +653,9 @@ export class ScanState {
       this.sink?.request({ e, input: inputIndex, resource: e.resource, apiGroup: e.apiGroup, namespace: e.namespace, query: null, selector: null, node });
       if (e.verb === 'create' && e.subresource === 'token' && e.resource === 'serviceaccounts') {
         c.tokenRequests++;
+      }
+      // Refresh waves are the kubelet's: projected tokens requested on behalf of pods, by system:node:<node>.
+      if (e.verb === 'create' && e.subresource === 'token' && e.resource === 'serviceaccounts' && e.username.startsWith('system:node:')) {
         if (at !== null) this.time.tokens.add(at);
         const k = `${e.namespace}/${e.name}`;
         if (this.time.tokenAccounts.size < 10_000 || this.time.tokenAccounts.has(k)) bump(this.time.tokenAccounts, k);

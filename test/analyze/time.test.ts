@@ -143,3 +143,16 @@ describe('--since', () => {
     expect(parseTimeFlag('soon', now)).toBeNull();
   });
 });
+
+describe('token waves come from kubelets only', () => {
+  it('ignores TokenRequests by other users (kubectl create token, controllers)', async () => {
+    const { auditLine } = await import('../support.js');
+    const lines = Array.from({ length: 20 }, (_, i) =>
+      auditLine({ auditID: `k${i}`, verb: 'create', requestURI: '/api/v1/namespaces/a/serviceaccounts/b/token', user: { username: 'alice' }, objectRef: { resource: 'serviceaccounts', namespace: 'a', name: 'b', subresource: 'token' } }),
+    );
+    const r = await runCli(['-o', 'json', '-'], lines.join('\n') + '\n');
+    const rep = JSON.parse(r.stdout);
+    expect(rep.totals.tokenRequests).toBe(20);
+    expect(rep.findings.filter((f: { kind: string }) => f.kind === 'token-refresh-storm')).toEqual([]);
+  });
+});
