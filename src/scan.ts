@@ -3,7 +3,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import { ScanState, type SkipListener } from './analyze/scan-state.js';
+import { ScanState, type InputStats, type SkipListener } from './analyze/scan-state.js';
 import { createDocumentReader } from './input/json-document.js';
 import { LineSplitter } from './input/lines.js';
 import { promises as fsp } from 'node:fs';
@@ -87,16 +87,7 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
         const handled = await readParallel(src, state, o, getPool, minSplit, failures);
         if (handled) continue;
       }
-      const inp = state.beginInput(src.name);
-      try {
-        await readOne(src, state, o, () => (inp.gzip = true), (mode) => (inp.format = mode));
-      } catch (err) {
-        const message = describeFsError(err);
-        inp.error = message;
-        failures.push({ name: src.name, message });
-      } finally {
-        state.endInput();
-      }
+      await readSingle(src, state, failures, (inp) => readOne(src, state, o, () => (inp.gzip = true), (mode) => (inp.format = mode)));
     }
     if (pool !== null) await (pool as ScanPool).close();
   } finally {
@@ -105,6 +96,21 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
   }
   state.finishPending();
   return failures;
+}
+
+/** Reads a source as one segment on this thread; a failure (unreadable, corrupt gzip) is recorded on the input
+ * and in `failures`, and what was read before it is kept. */
+async function readSingle(src: Source, state: ScanState, failures: InputFailure[], body: (inp: InputStats) => Promise<void>): Promise<void> {
+  const inp = state.beginInput(src.name);
+  try {
+    await body(inp);
+  } catch (err) {
+    const message = describeFsError(err);
+    inp.error = message;
+    failures.push({ name: src.name, message });
+  } finally {
+    state.endInput();
+  }
 }
 
 /** Reads one source with the worker pool when that pays: a big plain file by byte ranges, a gzip or stdin
@@ -192,20 +198,16 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
   }
   const first = head.length === 0 ? null : Buffer.concat(head, headBytes);
   if (ended || first === null || sniffDocumentMode(first.subarray(0, 1 << 16))) {
-    const inp = state.beginInput(src.name);
-    inp.gzip = gzip;
-    try {
-      const rest: AsyncIterator<Buffer> = ended ? { next: async () => ({ done: true, value: undefined }) } : gen;
-      await readChunks(src, state, { ...o, onBytes: undefined }, first === null ? rest : prepend(first, rest), (mode) => (inp.format = mode));
-      if (readError !== undefined) throw readError;
-    } catch (err) {
-      const message = describeFsError(err);
-      inp.error = message;
-      failures.push({ name: src.name, message });
-    } finally {
-      state.endInput();
-      if (src.path !== null) raw.destroy();
-    }
+    await readSingle(src, state, failures, async (inp) => {
+      inp.gzip = gzip;
+      try {
+        const rest: AsyncIterator<Buffer> = ended ? { next: async () => ({ done: true, value: undefined }) } : gen;
+        await readChunks(src, state, { ...o, onBytes: undefined }, first === null ? rest : prepend(first, rest), (mode) => (inp.format = mode));
+        if (readError !== undefined) throw readError;
+      } finally {
+        if (src.path !== null) raw.destroy();
+      }
+    });
     return true;
   }
   const pool = await getPool();

@@ -4,7 +4,7 @@
 
 import { classifyRead, type ServingOptions } from './serving.js';
 import { querySignature, type ReadGroup } from './read-groups.js';
-import { NO_UA, resourceKeyOf, type ScanState } from './scan-state.js';
+import { NO_UA, resourceKeyOf, type InputStats, type ScanState } from './scan-state.js';
 import { mergeAgg, type EtcdAgg } from './etcd-reads.js';
 import { renderApfYaml } from './apf.js';
 import { buildTimeline, findRestarts, findStorms, findTokenWaves, type RestartFinding, type StormFinding, type Timeline, type TokenFinding } from './time-analysis.js';
@@ -28,25 +28,13 @@ export interface ReportOptions {
   redactor?: Redactor | null;
 }
 
-export interface InputReport {
-  name: string;
-  format: 'lines' | 'documents';
-  gzip: boolean;
-  lines: number;
-  auditEvents: number;
-  etcdEntries: number;
-  otherLines: number;
-  skippedLines: number;
-  blankLines: number;
-  repairedLines: number;
-  skippedItems: number;
-  duplicateEvents: number;
+/** An input's counts in the JSON contract: InputStats with maps as objects and times as RFC 3339. */
+export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs'> & {
   skipReasons: Record<string, number>;
   otherKinds: Record<string, number>;
-  error: string | null;
   firstSeen: string | null;
   lastSeen: string | null;
-}
+};
 
 /** Where a figure came from. */
 export type FigureSource = 'etcd-log' | 'given' | 'audit-full-list' | 'audit-response' | 'estimate-objects-per-node' | 'unfiltered-list' | 'single-object';
@@ -218,24 +206,13 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   lists.sort(compareGroups);
   gets.sort(compareGroups);
 
-  const inputs: InputReport[] = state.inputs.map((i) => ({
-    name: i.name,
-    format: i.format,
-    gzip: i.gzip,
-    lines: i.lines,
-    auditEvents: i.auditEvents,
-    etcdEntries: i.etcdEntries,
-    otherLines: i.otherLines,
-    skippedLines: i.skippedLines,
-    blankLines: i.blankLines,
-    repairedLines: i.repairedLines,
-    skippedItems: i.skippedItems,
-    duplicateEvents: i.duplicateEvents,
+  // Spread keeps InputStats' key order, so the JSON fields stay in the documented order.
+  const inputs: InputReport[] = state.inputs.map(({ firstMs, lastMs, ...i }) => ({
+    ...i,
     skipReasons: toObj(i.skipReasons),
     otherKinds: toObj(i.otherKinds),
-    error: i.error,
-    firstSeen: formatTimestamp(i.firstMs),
-    lastSeen: formatTimestamp(i.lastMs),
+    firstSeen: formatTimestamp(firstMs),
+    lastSeen: formatTimestamp(lastMs),
   }));
   const firstMs = Math.min(...state.inputs.map((i) => i.firstMs ?? Infinity));
   const lastMs = Math.max(...state.inputs.map((i) => i.lastMs ?? -Infinity));
