@@ -7,12 +7,10 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fsp } from 'node:fs';
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { ScanState, resourceKeyOf, type RequestRow } from '../analyze/scan-state.js';
-import { signatureOf } from '../analyze/read-groups.js';
 import type { EtcdRead } from '../analyze/etcd-reads.js';
 import { classifyRead, type ServingOptions } from '../analyze/serving.js';
-import { querySignature } from '../analyze/read-groups.js';
-import { userPattern } from '../analyze/read-groups.js';
-import { inferKubeVersion, VersionEvidenceCollector, formatKubeVersion, parseKubeVersion, type KubeVersion } from '../model/kube-version.js';
+import { querySignature, signatureOf, userPattern } from '../analyze/read-groups.js';
+import { inferKubeVersion, VersionEvidenceCollector, formatKubeVersion, type KubeVersion } from '../model/kube-version.js';
 import { etcdSupportsProgressNotify } from '../analyze/report.js';
 import { InputError } from '../errors.js';
 import { redactSecrets } from '../render/text-safety.js';
@@ -65,8 +63,6 @@ CREATE OR REPLACE VIEW amplification AS
   ) e ON true
   WHERE g.etcd > 0 AND g.scope = 'cluster';
 `;
-
-const REQUEST_COLUMNS = 38;
 
 type DuckModule = typeof import('@duckdb/node-api');
 
@@ -431,6 +427,3 @@ export async function stateFromStore(store: Store, etcdPrefix: string, maxGroups
   state.finishPending();
   return state;
 }
-
-export { parseKubeVersion };
-export const REQUEST_COLUMN_COUNT = REQUEST_COLUMNS;

@@ -6,13 +6,11 @@ import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors.js';
 import { expandSources } from '../../input/sources.js';
 import { readSources } from '../../scan.js';
-import { buildReport } from '../../analyze/report.js';
 import { resolveConfig, type Env } from '../config.js';
 import { SCAN_OPTIONS } from '../options.js';
 import { renderReport } from './scan.js';
-import { formatCount } from '../../analyze/report.js';
-import { safeText } from '../../render/text-safety.js';
-import { redactSecrets } from '../../render/text-safety.js';
+import { buildReport, formatCount } from '../../analyze/report.js';
+import { redactSecrets, safeText } from '../../render/text-safety.js';
 
 export const STORE_COMMANDS = new Set(['load', 'sql', 'export', 'scan']);
 
