@@ -4,16 +4,11 @@
 // resourceVersion, from a DaemonSet), 15 watches, 10 patches, 10 creates. 200 nodes, Metadata level,
 // both RequestReceived and ResponseComplete for 1 in 4 requests.
 import { createWriteStream } from 'node:fs';
+import { mulberry32 } from '../fixtures/prng.mjs';
 
 const [out, sizeArg] = process.argv.slice(2);
 const target = Number(sizeArg ?? 1024) * 1024 * 1024;
-let s = 1;
-const rand = () => {
-  s = (s + 0x6d2b79f5) | 0;
-  let t = Math.imul(s ^ (s >>> 15), 1 | s);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const rand = mulberry32(1);
 const pick = (a) => a[Math.floor(rand() * a.length)];
 const NODES = Array.from({ length: 200 }, (_, i) => `ip-10-0-${i >> 4}-${i & 15}.ec2.internal`);
 const NS = ['default', 'kube-system', 'shop', 'payments', 'logging', 'monitoring'];
