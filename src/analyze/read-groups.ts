@@ -6,6 +6,7 @@ import type { AuditEvent } from '../model/audit-event.js';
 import type { ListQuery } from '../model/request-uri.js';
 import type { SelectorInfo } from '../model/selector.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
+import { detach } from '../parse/audit-line.js';
 
 /** Most namespaces (or nodes) a group remembers by name; past that only the count of the overflow grows. */
 export const MAX_SET_PER_GROUP = 100_000;
@@ -148,10 +149,10 @@ export class ReadGroups {
       g = {
         key,
         verb: e.verb,
-        userAgent: e.userAgent,
-        username: user,
-        apiGroup,
-        resource,
+        userAgent: detach(e.userAgent),
+        username: detach(user),
+        apiGroup: detach(apiGroup),
+        resource: detach(resource),
         scope,
         selector: sel.shape,
         singleName: sel.singleName !== null,
@@ -233,5 +234,5 @@ function addCapped(g: ReadGroup, set: Set<string>, v: string): void {
     g.setOverflow++;
     return;
   }
-  set.add(v);
+  set.add(detach(v));
 }
