@@ -59,6 +59,8 @@ export const NO_UA = '(no user agent) ';
 /** Called for each skipped line or item when --verbose is on. */
 export type SkipListener = (input: string, where: string, reason: string, text: string) => void;
 
+/** Most requestURIs whose parse is remembered (cleared when full). */
+const URI_CACHE_SIZE = 16_384;
 /** Most in-flight (non-final stage) requests remembered for dedup; past it the oldest is counted as is. */
 const MAX_PENDING = 250_000;
 /** Recent final-stage auditIDs remembered to drop duplicated lines and late earlier stages. */
@@ -630,6 +632,21 @@ export class ScanState {
     }
   }
 
+  /** Parsed reads by requestURI: clients repeat their URIs (a kubelet's lease, a DaemonSet's per-node list), so
+   * most reads skip the URI and selector parsing. Bounded; the results are never mutated. */
+  private readonly uriCache = new Map<string, { parsed: ReturnType<typeof parseRequestUri>; sel: SelectorInfo }>();
+
+  private readUri(uri: string): { parsed: ReturnType<typeof parseRequestUri>; sel: SelectorInfo } {
+    let r = this.uriCache.get(uri);
+    if (r === undefined) {
+      const parsed = parseRequestUri(uri);
+      r = { parsed, sel: describeSelectors(parsed.query.fieldSelector, parsed.query.labelSelector) };
+      if (this.uriCache.size >= URI_CACHE_SIZE) this.uriCache.clear();
+      this.uriCache.set(detach(uri), r);
+    }
+    return r;
+  }
+
   private addNode(n: string): void {
     if (!this.clusterNodes.has(n)) this.clusterNodes.add(detach(n));
   }
@@ -673,7 +690,7 @@ export class ScanState {
       if (node !== null) this.addNode(node);
       return;
     }
-    const parsed = parseRequestUri(e.requestURI);
+    const { parsed, sel } = this.readUri(e.requestURI);
     const path = parsed.path;
     // objectRef is authoritative (RequestInfo filled it); the URI fills in for converters that drop it.
     const resource = e.resource.length > 0 ? e.resource : path.resource;
@@ -685,7 +702,6 @@ export class ScanState {
     const apiGroup = e.resource.length > 0 ? e.apiGroup : path.apiGroup;
     const namespace = e.resource.length > 0 ? e.namespace : path.namespace;
     const q = parsed.query;
-    const sel = describeSelectors(q.fieldSelector, q.labelSelector);
     if (node === null && sel.node !== null) node = sel.node;
     if (node !== null) this.addNode(node);
     if (resource === 'nodes' && e.name.length > 0 && apiGroup === '') this.addNode(e.name);
