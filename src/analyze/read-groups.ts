@@ -6,7 +6,6 @@ import type { AuditEvent } from '../model/audit-event.js';
 import type { ListQuery } from '../model/request-uri.js';
 import type { SelectorInfo } from '../model/selector.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
-import { detach } from '../parse/audit-line.js';
 
 /** Most namespaces (or nodes) a group remembers by name; past that only the count of the overflow grows. */
 export const MAX_SET_PER_GROUP = 100_000;
@@ -149,10 +148,10 @@ export class ReadGroups {
       g = {
         key,
         verb: e.verb,
-        userAgent: detach(e.userAgent),
-        username: detach(user),
-        apiGroup: detach(apiGroup),
-        resource: detach(resource),
+        userAgent: e.userAgent,
+        username: user,
+        apiGroup,
+        resource,
         scope,
         selector: sel.shape,
         singleName: sel.singleName !== null,
@@ -234,5 +233,5 @@ function addCapped(g: ReadGroup, set: Set<string>, v: string): void {
     g.setOverflow++;
     return;
   }
-  set.add(detach(v));
+  set.add(v);
 }

@@ -7,7 +7,6 @@ import { parseRequestUri, type ListQuery } from '../model/request-uri.js';
 import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
 import { classifyLine } from '../parse/line-kind.js';
-import { detach, parseAuditLine } from '../parse/audit-line.js';
 import { parseEtcdCapnslog, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
 import { ReadGroups, type GroupOverflow, type ReadGroup } from './read-groups.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
@@ -59,8 +58,6 @@ export const NO_UA = '(no user agent) ';
 /** Called for each skipped line or item when --verbose is on. */
 export type SkipListener = (input: string, where: string, reason: string, text: string) => void;
 
-/** Most requestURIs whose parse is remembered (cleared when full). */
-const URI_CACHE_SIZE = 16_384;
 /** Most in-flight (non-final stage) requests remembered for dedup; past it the oldest is counted as is. */
 const MAX_PENDING = 250_000;
 /** Recent final-stage auditIDs remembered to drop duplicated lines and late earlier stages. */
@@ -445,13 +442,11 @@ export class ScanState {
       case 'unknown':
         return this.skipLine(`${lineNo}`, terminated ? 'not a known format' : 'truncated last line', text);
       case 'json': {
-        let v: unknown = parseAuditLine(k.text);
-        if (v === null) {
-          try {
-            v = JSON.parse(k.text);
-          } catch {
-            return this.skipLine(`${lineNo}`, terminated ? 'not JSON' : 'truncated last line', text);
-          }
+        let v: unknown;
+        try {
+          v = JSON.parse(k.text);
+        } catch {
+          return this.skipLine(`${lineNo}`, terminated ? 'not JSON' : 'truncated last line', text);
         }
         if (repaired) inp.repairedLines++;
         const outcome = this.addJsonValue(v, `${lineNo}`);
@@ -623,32 +618,13 @@ export class ScanState {
     }
     if (g.recent.has(id)) return; // an earlier stage logged after the final one
     g.pending.delete(id); // RequestReceived then ResponseStarted: keep the later, in insertion order
-    g.pending.set(id, detachEvent(e));
+    g.pending.set(id, e);
     if (g.pending.size > MAX_PENDING) {
       const [oldId, oldEvent] = g.pending.entries().next().value as [string, AuditEvent];
       g.pending.delete(oldId);
       this.counters.pendingEvicted++;
       this.countRequest(oldEvent);
     }
-  }
-
-  /** Parsed reads by requestURI: clients repeat their URIs (a kubelet's lease, a DaemonSet's per-node list), so
-   * most reads skip the URI and selector parsing. Bounded; the results are never mutated. */
-  private readonly uriCache = new Map<string, { parsed: ReturnType<typeof parseRequestUri>; sel: SelectorInfo }>();
-
-  private readUri(uri: string): { parsed: ReturnType<typeof parseRequestUri>; sel: SelectorInfo } {
-    let r = this.uriCache.get(uri);
-    if (r === undefined) {
-      const parsed = parseRequestUri(uri);
-      r = { parsed, sel: describeSelectors(parsed.query.fieldSelector, parsed.query.labelSelector) };
-      if (this.uriCache.size >= URI_CACHE_SIZE) this.uriCache.clear();
-      this.uriCache.set(detach(uri), r);
-    }
-    return r;
-  }
-
-  private addNode(n: string): void {
-    if (!this.clusterNodes.has(n)) this.clusterNodes.add(detach(n));
   }
 
   private countRequest(e: AuditEvent): void {
@@ -669,9 +645,7 @@ export class ScanState {
     if (e.userAgent.length > 0 || e.username.length > 0) {
       this.versions.add(e.username, e.userAgent);
       const ua = e.userAgent.length > 0 ? e.userAgent : NO_UA + e.username;
-      const n = this.userAgents.get(ua);
-      if (n !== undefined) this.userAgents.set(ua, n + 1);
-      else if (this.userAgents.size < 100_000) this.userAgents.set(detach(ua), 1);
+      if (this.userAgents.size < 100_000 || this.userAgents.has(ua)) bump(this.userAgents, ua);
     }
     let node: string | null = e.nodeName;
     if (node === null && e.username.startsWith('system:node:')) node = e.username.slice(12);
@@ -687,24 +661,25 @@ export class ScanState {
         if (this.time.tokenAccounts.size < 10_000 || this.time.tokenAccounts.has(k)) bump(this.time.tokenAccounts, k);
         if (e.tokenExpirationSeconds !== null) this.time.tokenTtls.set(e.tokenExpirationSeconds, (this.time.tokenTtls.get(e.tokenExpirationSeconds) ?? 0) + 1);
       }
-      if (node !== null) this.addNode(node);
+      if (node !== null) this.clusterNodes.add(node);
       return;
     }
-    const { parsed, sel } = this.readUri(e.requestURI);
+    const parsed = parseRequestUri(e.requestURI);
     const path = parsed.path;
     // objectRef is authoritative (RequestInfo filled it); the URI fills in for converters that drop it.
     const resource = e.resource.length > 0 ? e.resource : path.resource;
     if (resource.length === 0 || e.subresource.length > 0 || (e.subresource === '' && path.subresource.length > 0 && e.resource.length === 0)) {
       this.sink?.request({ e, input: inputIndex, resource: e.resource || path.resource, apiGroup: e.apiGroup || path.apiGroup, namespace: e.namespace || path.namespace, query: parsed.query, selector: null, node });
-      if (node !== null) this.addNode(node);
+      if (node !== null) this.clusterNodes.add(node);
       return; // non-resource URL or a subresource (logs, exec, status): not a cacheable read
     }
     const apiGroup = e.resource.length > 0 ? e.apiGroup : path.apiGroup;
     const namespace = e.resource.length > 0 ? e.namespace : path.namespace;
     const q = parsed.query;
+    const sel = describeSelectors(q.fieldSelector, q.labelSelector);
     if (node === null && sel.node !== null) node = sel.node;
-    if (node !== null) this.addNode(node);
-    if (resource === 'nodes' && e.name.length > 0 && apiGroup === '') this.addNode(e.name);
+    if (node !== null) this.clusterNodes.add(node);
+    if (resource === 'nodes' && e.name.length > 0 && apiGroup === '') this.clusterNodes.add(e.name);
     if (e.verb === 'list' && e.returnedItems !== null && !sel.hasFieldSelector && !sel.hasLabelSelector && namespace === '' && !q.continueToken) {
       const total = e.returnedItems + (e.remainingItems ?? 0);
       if (q.limit === 0 || e.remainingItems !== null || e.returnedItems < q.limit) {
@@ -716,11 +691,6 @@ export class ScanState {
     this.groups.add(e, resource, apiGroup, namespace, q, sel, node);
     this.sink?.request({ e, input: inputIndex, resource, apiGroup, namespace, query: q, selector: sel, node });
   }
-}
-
-/** An event kept past its line (an open request): its strings copied out of the line. */
-function detachEvent(e: AuditEvent): AuditEvent {
-  return { ...e, requestURI: detach(e.requestURI), username: detach(e.username), userAgent: detach(e.userAgent), namespace: detach(e.namespace), name: detach(e.name), apiGroup: detach(e.apiGroup) };
 }
 
 /** The join key between audit reads and etcd ranges: etcd keys carry the group only for custom resources. */
