@@ -3,7 +3,7 @@
  * touches only this state, so a worker can own one ScanState per byte range and merge() them at the end. */
 
 import { isTerminalStage, looksLikeAuditEvent, normalizeAuditEvent, type AuditEvent } from '../model/audit-event.js';
-import { parseRequestUri, type ListQuery } from '../model/request-uri.js';
+import { parseRequestQuery, parseRequestUri, type ListQuery } from '../model/request-uri.js';
 import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
 import { classifyLine } from '../parse/line-kind.js';
@@ -610,7 +610,7 @@ export class ScanState {
         return;
       }
       this.rememberTerminal(g, id);
-      g.pending.delete(id);
+      if (g.pending.size > 0) g.pending.delete(id);
       // A request received before this segment began may have an earlier stage in the previous segment.
       if (e.receivedMs !== null && g.startMs !== null && e.receivedMs <= g.startMs + HEAD_SLACK_MS && g.head.size < MAX_PENDING) g.head.add(id);
       this.countRequest(e);
@@ -664,18 +664,32 @@ export class ScanState {
       if (node !== null) this.clusterNodes.add(node);
       return;
     }
+    if (e.resource.length > 0) {
+      // objectRef is authoritative (RequestInfo filled it): only the query is needed, and the path only for the store.
+      if (e.subresource.length > 0) {
+        if (this.sink !== null) {
+          const parsed = parseRequestUri(e.requestURI);
+          this.sink.request({ e, input: inputIndex, resource: e.resource, apiGroup: e.apiGroup || parsed.path.apiGroup, namespace: e.namespace || parsed.path.namespace, query: parsed.query, selector: null, node });
+        }
+        if (node !== null) this.clusterNodes.add(node);
+        return; // a subresource (logs, exec, status): not a cacheable read
+      }
+      this.countRead(e, e.resource, e.apiGroup, e.namespace, parseRequestQuery(e.requestURI), node, inputIndex);
+      return;
+    }
+    // The URI fills in for converters that drop objectRef.
     const parsed = parseRequestUri(e.requestURI);
     const path = parsed.path;
-    // objectRef is authoritative (RequestInfo filled it); the URI fills in for converters that drop it.
-    const resource = e.resource.length > 0 ? e.resource : path.resource;
-    if (resource.length === 0 || e.subresource.length > 0 || (e.subresource === '' && path.subresource.length > 0 && e.resource.length === 0)) {
-      this.sink?.request({ e, input: inputIndex, resource: e.resource || path.resource, apiGroup: e.apiGroup || path.apiGroup, namespace: e.namespace || path.namespace, query: parsed.query, selector: null, node });
+    if (path.resource.length === 0 || e.subresource.length > 0 || path.subresource.length > 0) {
+      this.sink?.request({ e, input: inputIndex, resource: path.resource, apiGroup: e.apiGroup || path.apiGroup, namespace: e.namespace || path.namespace, query: parsed.query, selector: null, node });
       if (node !== null) this.clusterNodes.add(node);
-      return; // non-resource URL or a subresource (logs, exec, status): not a cacheable read
+      return; // non-resource URL or a subresource: not a cacheable read
     }
-    const apiGroup = e.resource.length > 0 ? e.apiGroup : path.apiGroup;
-    const namespace = e.resource.length > 0 ? e.namespace : path.namespace;
-    const q = parsed.query;
+    this.countRead(e, path.resource, path.apiGroup, path.namespace, parsed.query, node, inputIndex);
+  }
+
+  /** A read (list, get, watch) of a resource: the groups, the time series and the full-list sizes. */
+  private countRead(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery, node: string | null, inputIndex: number): void {
     const sel = describeSelectors(q.fieldSelector, q.labelSelector);
     if (node === null && sel.node !== null) node = sel.node;
     if (node !== null) this.clusterNodes.add(node);

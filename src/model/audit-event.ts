@@ -51,6 +51,15 @@ export function looksLikeAuditEvent(o: Record<string, unknown>): boolean {
   return o.kind === 'Event' || 'auditID' in o || 'requestURI' in o || ('stage' in o && 'verb' in o);
 }
 
+/** spec.expirationSeconds of a TokenRequest body, if positive. */
+function expirationSecondsOf(body: unknown): number | null {
+  if (body === null || typeof body !== 'object') return null;
+  const spec = (body as Record<string, unknown>).spec;
+  if (spec === null || typeof spec !== 'object') return null;
+  const x = (spec as Record<string, unknown>).expirationSeconds;
+  return typeof x === 'number' && Number.isFinite(x) && x > 0 ? x : null;
+}
+
 /** Validates and flattens a parsed audit Event. Never throws. */
 export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: string): ParseResult<AuditEvent> {
   const apiVersion = o.apiVersion;
@@ -97,15 +106,8 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: stri
       if (typeof r === 'number' && Number.isFinite(r)) remainingItems = r;
     }
   }
-  let tokenExpirationSeconds: number | null = null;
-  for (const body of [o.requestObject, resp]) {
-    if (body === null || typeof body !== 'object') continue;
-    const spec = (body as Record<string, unknown>).spec;
-    if (spec !== null && typeof spec === 'object') {
-      const x = (spec as Record<string, unknown>).expirationSeconds;
-      if (typeof x === 'number' && Number.isFinite(x) && x > 0) tokenExpirationSeconds = x;
-    }
-  }
+  // The response's TTL wins over the request's (the apiserver may shorten it); bodies are rare, so no array here.
+  const tokenExpirationSeconds = expirationSecondsOf(resp) ?? expirationSecondsOf(o.requestObject);
   const stageMs = parseTimestampMs(o.stageTimestamp) ?? parseTimestampMs(o.timestamp);
   return ok({
     auditID,

@@ -69,47 +69,69 @@ export function parseListQuery(qs: string): { query: ListQuery; badEscape: boole
     sendInitialEvents: false,
   };
   let badEscape = false;
-  if (qs.length === 0) return { query, badEscape };
-  for (const part of qs.split('&')) {
-    if (part.length === 0) continue;
-    const eq = part.indexOf('=');
-    const rawKey = eq < 0 ? part : part.slice(0, eq);
-    const rawVal = eq < 0 ? '' : part.slice(eq + 1);
-    const k = decodeQueryComponent(rawKey);
-    const v = decodeQueryComponent(rawVal);
-    if (!k.ok || !v.ok) badEscape = true;
-    // Like url.Values.Get, the first occurrence wins.
-    switch (k.value) {
-      case 'fieldSelector':
-        if (query.fieldSelector === null) query.fieldSelector = v.value;
-        break;
-      case 'labelSelector':
-        if (query.labelSelector === null) query.labelSelector = v.value;
-        break;
-      case 'resourceVersion':
-        if (query.resourceVersion === null) query.resourceVersion = v.value;
-        break;
-      case 'resourceVersionMatch':
-        if (query.resourceVersionMatch === null) query.resourceVersionMatch = v.value;
-        break;
-      case 'limit': {
-        const n = Number.parseInt(v.value, 10);
-        if (query.limit === 0 && Number.isFinite(n) && n > 0) query.limit = n;
-        break;
+  const n = qs.length;
+  // One pass with indexOf, no split() array; only components with a '%' or '+' are decoded (most have none).
+  let start = 0;
+  while (start < n) {
+    let amp = qs.indexOf('&', start);
+    if (amp < 0) amp = n;
+    if (amp > start) {
+      let eq = qs.indexOf('=', start);
+      if (eq > amp) eq = -1;
+      let key = qs.slice(start, eq < 0 ? amp : eq);
+      let value = eq < 0 ? '' : qs.slice(eq + 1, amp);
+      if (needsDecode(key)) {
+        const k = decodeQueryComponent(key);
+        key = k.value;
+        if (!k.ok) badEscape = true;
       }
-      case 'continue':
-        if (v.value.length > 0) query.continueToken = true;
-        break;
-      case 'watch':
-        // apiserver: watch=true or watch=1 (and any value strconv.ParseBool accepts as true)
-        if (v.value === 'true' || v.value === '1' || v.value === 't' || v.value === 'T' || v.value === 'TRUE' || v.value === 'True') query.watch = true;
-        break;
-      case 'sendInitialEvents':
-        if (v.value === 'true' || v.value === '1') query.sendInitialEvents = true;
-        break;
+      if (needsDecode(value)) {
+        const v = decodeQueryComponent(value);
+        value = v.value;
+        if (!v.ok) badEscape = true;
+      }
+      applyParam(query, key, value);
     }
+    start = amp + 1;
   }
   return { query, badEscape };
+}
+
+function needsDecode(s: string): boolean {
+  return s.indexOf('%') >= 0 || s.indexOf('+') >= 0;
+}
+
+/** One decoded parameter. Like url.Values.Get, the first occurrence wins. */
+function applyParam(query: ListQuery, key: string, value: string): void {
+  switch (key) {
+    case 'fieldSelector':
+      if (query.fieldSelector === null) query.fieldSelector = value;
+      break;
+    case 'labelSelector':
+      if (query.labelSelector === null) query.labelSelector = value;
+      break;
+    case 'resourceVersion':
+      if (query.resourceVersion === null) query.resourceVersion = value;
+      break;
+    case 'resourceVersionMatch':
+      if (query.resourceVersionMatch === null) query.resourceVersionMatch = value;
+      break;
+    case 'limit': {
+      const n = Number.parseInt(value, 10);
+      if (query.limit === 0 && Number.isFinite(n) && n > 0) query.limit = n;
+      break;
+    }
+    case 'continue':
+      if (value.length > 0) query.continueToken = true;
+      break;
+    case 'watch':
+      // apiserver: watch=true or watch=1 (and any value strconv.ParseBool accepts as true)
+      if (value === 'true' || value === '1' || value === 't' || value === 'T' || value === 'TRUE' || value === 'True') query.watch = true;
+      break;
+    case 'sendInitialEvents':
+      if (value === 'true' || value === '1') query.sendInitialEvents = true;
+      break;
+  }
 }
 
 // Path segments: RequestInfoFactory treats /api as the core group prefix and /apis as named groups.
@@ -187,10 +209,26 @@ function decodePathSegment(s: string): string {
 export function parseRequestUri(uri: string): ParsedRequestUri {
   const q = uri.indexOf('?');
   const pathPart = q < 0 ? uri : uri.slice(0, q);
-  const queryPart = q < 0 ? '' : uri.slice(q + 1);
-  const hash = queryPart.indexOf('#');
-  const { query, badEscape } = parseListQuery(hash < 0 ? queryPart : queryPart.slice(0, hash));
+  const { query, badEscape } = parseQueryOf(uri, q);
   const path = parsePath(pathPart);
   if (path.isLegacyWatch) query.watch = true;
   return { path, query, badEscape };
+}
+
+function parseQueryOf(uri: string, q: number): { query: ListQuery; badEscape: boolean } {
+  if (q < 0) return parseListQuery('');
+  const queryPart = uri.slice(q + 1);
+  const hash = queryPart.indexOf('#');
+  return parseListQuery(hash < 0 ? queryPart : queryPart.slice(0, hash));
+}
+
+/** The query of a requestURI, for a caller that has the path's parts already (from objectRef). Equal to
+ * parseRequestUri(uri).query: a path that could be the legacy /watch/ prefix (or is %-escaped) is parsed. */
+export function parseRequestQuery(uri: string): ListQuery {
+  const q = uri.indexOf('?');
+  const pathEnd = q < 0 ? uri.length : q;
+  const w = uri.indexOf('/watch', 0);
+  const pct = uri.indexOf('%', 0);
+  if ((w >= 0 && w < pathEnd) || (pct >= 0 && pct < pathEnd) || (pathEnd > 0 && uri.charCodeAt(0) !== 47)) return parseRequestUri(uri).query;
+  return parseQueryOf(uri, q).query;
 }
