@@ -37,6 +37,22 @@ const COMPONENTS: ReadonlyArray<{ ua: string; user: (u: string) => boolean; rank
   { ua: 'kube-proxy/', user: (u) => u === 'system:kube-proxy' || u.startsWith('system:serviceaccount:kube-system:'), rank: 3 },
 ];
 
+interface AgentMatch {
+  c: (typeof COMPONENTS)[number];
+  version: string;
+  key: string | null;
+}
+
+function matchAgent(userAgent: string): AgentMatch | null {
+  for (const c of COMPONENTS) {
+    if (!userAgent.startsWith(c.ua)) continue;
+    const end = userAgent.indexOf(' ', c.ua.length);
+    const version = userAgent.slice(c.ua.length, end < 0 ? undefined : end);
+    return { c, version, key: parseKubeVersion(version) === null ? null : c.ua + version };
+  }
+  return null;
+}
+
 /** One control-plane user agent seen in the log, with how often. */
 export interface VersionEvidence {
   component: string;
@@ -60,21 +76,24 @@ export class VersionEvidenceCollector {
       this.seen.get(this.lastKey)!.events += weight;
       return;
     }
-    for (const c of COMPONENTS) {
-      if (!userAgent.startsWith(c.ua) || !c.user(username)) continue;
-      const end = userAgent.indexOf(' ', c.ua.length);
-      const version = userAgent.slice(c.ua.length, end < 0 ? undefined : end);
-      if (parseKubeVersion(version) === null) return;
-      const key = c.ua + version;
-      const e = this.seen.get(key);
-      if (e) e.events += weight;
-      else this.seen.set(key, { component: c.ua.slice(0, -1), version, events: weight, rank: c.rank });
-      this.lastUser = username;
-      this.lastAgent = userAgent;
-      this.lastKey = key;
-      return;
+    // At most one component's prefix matches a user agent, so what the agent says is parsed once per agent.
+    let m = this.agents.get(userAgent);
+    if (m === undefined) {
+      m = matchAgent(userAgent);
+      if (this.agents.size >= 10_000) this.agents.clear();
+      this.agents.set(userAgent, m);
     }
+    if (m === null || !m.c.user(username) || m.key === null) return;
+    const e = this.seen.get(m.key);
+    if (e) e.events += weight;
+    else this.seen.set(m.key, { component: m.c.ua.slice(0, -1), version: m.version, events: weight, rank: m.c.rank });
+    this.lastUser = username;
+    this.lastAgent = userAgent;
+    this.lastKey = m.key;
   }
+
+  /** user agent → its component and version (key null: the version does not parse), or null */
+  private readonly agents = new Map<string, AgentMatch | null>();
 
   /** Merges another collector's evidence (from another input or worker). */
   mergeList(list: VersionEvidence[]): void {

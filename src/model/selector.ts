@@ -112,8 +112,11 @@ function termShape(term: SelectorTerm, placeholders: Record<string, string>): st
   }
 }
 
+const NO_SELECTOR: SelectorInfo = Object.freeze({ shape: '', node: null, singleName: null, singleNamespace: null, hasFieldSelector: false, hasLabelSelector: false });
+
 /** Computes the selector shape and the instance values it names. Inputs are URL-decoded already. */
 export function describeSelectors(fieldSelector: string | null, labelSelector: string | null): SelectorInfo {
+  if (fieldSelector === null && labelSelector === null) return NO_SELECTOR; // most reads
   const info: SelectorInfo = {
     shape: '',
     node: null,
