@@ -75,7 +75,8 @@ function splitTerms(s: string): string[] {
 
 /** Parses one field or label requirement. Unknown syntax is kept whole as an "exists" term. */
 export function parseTerm(t: string): SelectorTerm {
-  let m = /^(.*?)\s+(notin|in)\s+(\(.*\))$/.exec(t);
+  // The set form needs a closing parenthesis at the end: test that before the (backtracking) regex.
+  let m = t.charCodeAt(t.length - 1) === 41 ? /^(.*?)\s+(notin|in)\s+(\(.*\))$/.exec(t) : null;
   if (m) return { key: m[1]!.trim(), op: m[2] as 'in' | 'notin', value: m[3]!.replace(/\s+/g, '') };
   let i = t.indexOf('!=');
   if (i > 0) return { key: t.slice(0, i).trim(), op: '!=', value: t.slice(i + 2).trim() };
@@ -117,6 +118,25 @@ const NO_SELECTOR: SelectorInfo = Object.freeze({ shape: '', node: null, singleN
 /** Computes the selector shape and the instance values it names. Inputs are URL-decoded already. */
 export function describeSelectors(fieldSelector: string | null, labelSelector: string | null): SelectorInfo {
   if (fieldSelector === null && labelSelector === null) return NO_SELECTOR; // most reads
+  // Clients repeat their selectors (a DaemonSet pod lists with its node's name every time), so the result is
+  // remembered: two generations of 4,096, a hit in the old one moves it to the young one.
+  const key = `${fieldSelector ?? '\u0001'}\u0000${labelSelector ?? '\u0001'}`;
+  let info = young.get(key);
+  if (info !== undefined) return info;
+  info = old.get(key) ?? Object.freeze(computeSelectors(fieldSelector, labelSelector));
+  young.set(key, info);
+  if (young.size >= MEMO_GENERATION) {
+    old = young;
+    young = new Map();
+  }
+  return info;
+}
+
+const MEMO_GENERATION = 4096;
+let young = new Map<string, SelectorInfo>();
+let old = new Map<string, SelectorInfo>();
+
+function computeSelectors(fieldSelector: string | null, labelSelector: string | null): SelectorInfo {
   const info: SelectorInfo = {
     shape: '',
     node: null,

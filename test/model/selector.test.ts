@@ -29,4 +29,19 @@ describe('describeSelectors', () => {
     const shapes = new Set(Array.from({ length: 64 }, (_, i) => describeSelectors(`spec.nodeName=ip-10-0-${i}-1`, null).shape));
     expect([...shapes]).toEqual(['spec.nodeName=<node>']);
   });
+
+  it('gives the same answers from its memo, also after 10,000 distinct selectors pushed old ones out', () => {
+    const first = describeSelectors('spec.nodeName=n0', 'app in (a, b)');
+    for (let i = 0; i < 10_000; i++) {
+      const s = describeSelectors(`spec.nodeName=n${i}`, null);
+      expect(s.node).toBe(`n${i}`);
+      expect(s.shape).toBe('spec.nodeName=<node>');
+    }
+    const again = describeSelectors('spec.nodeName=n0', 'app in (a, b)');
+    expect(again).toEqual(first);
+    expect(again).toMatchObject({ node: 'n0', shape: 'spec.nodeName=<node> labels(app in (a,b))', hasLabelSelector: true });
+    // null and "" are different inputs: no selector, and an empty one
+    expect(describeSelectors(null, '')).toEqual({ shape: '', node: null, singleName: null, singleNamespace: null, hasFieldSelector: false, hasLabelSelector: false });
+    expect(describeSelectors('', null).hasFieldSelector).toBe(false);
+  });
 });
