@@ -49,9 +49,21 @@ const BUDGET_CHECK_EVERY = 65_536;
 /** A compact key for the query fields that decide where a read is served: rvClass, rvm, limit?, continue?, sendInitialEvents?. */
 export function signatureOf(q: ListQuery): string {
   const rv = q.resourceVersion ?? '';
-  const rvClass = rv === '' ? '' : rv === '0' ? '0' : 'N';
-  return `${rvClass}|${q.resourceVersionMatch ?? ''}|${q.limit > 0 ? 1 : 0}|${q.continueToken ? 1 : 0}|${q.sendInitialEvents ? 1 : 0}`;
+  const rvClass = rv === '' ? 0 : rv === '0' ? 1 : 2;
+  const rvm = q.resourceVersionMatch;
+  const m = rvm === null || rvm === '' ? 0 : rvm === 'NotOlderThan' ? 1 : rvm === 'Exact' ? 2 : -1;
+  const flags = (q.limit > 0 ? 4 : 0) + (q.continueToken ? 2 : 0) + (q.sendInitialEvents ? 1 : 0);
+  // The common signatures come from a table of built strings (no concatenation or fresh hash per request).
+  if (m >= 0) return SIGNATURES[(rvClass * 3 + m) * 8 + flags]!;
+  return buildSignature(RV_CLASSES[rvClass]!, rvm!, flags);
 }
+
+const RV_CLASSES = ['', '0', 'N'];
+function buildSignature(rvClass: string, rvm: string, flags: number): string {
+  return `${rvClass}|${rvm}|${flags & 4 ? 1 : 0}|${flags & 2 ? 1 : 0}|${flags & 1 ? 1 : 0}`;
+}
+const SIGNATURES: string[] = [];
+for (let c = 0; c < 3; c++) for (const rvm of ['', 'NotOlderThan', 'Exact']) for (let f = 0; f < 8; f++) SIGNATURES.push(buildSignature(RV_CLASSES[c]!, rvm, f));
 
 /** Inverse of signatureOf(): a ListQuery that classifies the same way. */
 export function querySignature(sig: string): ListQuery {

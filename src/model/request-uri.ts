@@ -71,6 +71,8 @@ export function parseListQuery(qs: string): { query: ListQuery; badEscape: boole
   let badEscape = false;
   const n = qs.length;
   // One pass with indexOf, no split() array; only components with a '%' or '+' are decoded (most have none).
+  // Whether any component can need decoding at all: most queries have no escapes.
+  const esc = qs.indexOf('%') >= 0 || qs.indexOf('+') >= 0;
   let start = 0;
   while (start < n) {
     let amp = qs.indexOf('&', start);
@@ -80,12 +82,12 @@ export function parseListQuery(qs: string): { query: ListQuery; badEscape: boole
       if (eq > amp) eq = -1;
       let key = qs.slice(start, eq < 0 ? amp : eq);
       let value = eq < 0 ? '' : qs.slice(eq + 1, amp);
-      if (needsDecode(key)) {
+      if (esc && needsDecode(key)) {
         const k = decodeQueryComponent(key);
         key = k.value;
         if (!k.ok) badEscape = true;
       }
-      if (needsDecode(value)) {
+      if (esc && needsDecode(value)) {
         const v = decodeQueryComponent(value);
         value = v.value;
         if (!v.ok) badEscape = true;
