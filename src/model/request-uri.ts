@@ -70,8 +70,8 @@ export function parseListQuery(qs: string): { query: ListQuery; badEscape: boole
   };
   let badEscape = false;
   const n = qs.length;
-  // One pass with indexOf, no split() array; only components with a '%' or '+' are decoded (most have none).
-  // Whether any component can need decoding at all: most queries have no escapes.
+  // One pass with indexOf, no split() array; components are decoded only when the query has a '%' or '+' at
+  // all (most have none) and then only those that hold one.
   const esc = qs.indexOf('%') >= 0 || qs.indexOf('+') >= 0;
   let start = 0;
   while (start < n) {

@@ -120,7 +120,8 @@ export function describeSelectors(fieldSelector: string | null, labelSelector: s
   if (fieldSelector === null && labelSelector === null) return NO_SELECTOR; // most reads
   // Clients repeat their selectors (a DaemonSet pod lists with its node's name every time), so the result is
   // remembered: two generations of 4,096, a hit in the old one moves it to the young one.
-  const key = `${fieldSelector ?? '\u0001'}\u0000${labelSelector ?? '\u0001'}`;
+  // Length-prefixed, so no pair of selectors (which may hold any character, %00 included) shares a key.
+  const key = `${fieldSelector === null ? -1 : fieldSelector.length}:${fieldSelector ?? ''}${labelSelector === null ? 'n' : 'l'}${labelSelector ?? ''}`;
   let info = young.get(key);
   if (info !== undefined) return info;
   info = old.get(key) ?? Object.freeze(computeSelectors(fieldSelector, labelSelector));

@@ -43,5 +43,8 @@ describe('describeSelectors', () => {
     // null and "" are different inputs: no selector, and an empty one
     expect(describeSelectors(null, '')).toEqual({ shape: '', node: null, singleName: null, singleNamespace: null, hasFieldSelector: false, hasLabelSelector: false });
     expect(describeSelectors('', null).hasFieldSelector).toBe(false);
+    // Selectors may hold any character: these two pairs must not share a memo entry.
+    expect(describeSelectors('spec.nodeName=a\u0000b', null).node).toBe('a\u0000b');
+    expect(describeSelectors('spec.nodeName=a', 'b\u0000\u0001').node).toBe('a');
   });
 });
