@@ -308,13 +308,7 @@ export class ScanState {
     }
     for (const [id, e] of r.leftovers) {
       if (this.leftovers.has(id) || this.heads.has(id)) continue;
-      this.leftovers.set(id, e);
-      if (this.leftovers.size > MAX_PENDING) {
-        const [oldId, old] = this.leftovers.entries().next().value as [string, AuditEvent];
-        this.leftovers.delete(oldId);
-        this.counters.pendingEvicted++;
-        this.countRequest(old);
-      }
+      this.holdOpen(this.leftovers, id, e);
     }
     this.etcd.joinSegments(this.etcdTails.get(r.inputIndex) ?? [], r.etcdEdges.head);
     this.etcdTails.set(r.inputIndex, r.etcdEdges.tail);
@@ -618,10 +612,15 @@ export class ScanState {
     }
     if (g.recent.has(id)) return; // an earlier stage logged after the final one
     g.pending.delete(id); // RequestReceived then ResponseStarted: keep the later, in insertion order
-    g.pending.set(id, e);
-    if (g.pending.size > MAX_PENDING) {
-      const [oldId, oldEvent] = g.pending.entries().next().value as [string, AuditEvent];
-      g.pending.delete(oldId);
+    this.holdOpen(g.pending, id, e);
+  }
+
+  /** Remembers an open request; past MAX_PENDING the oldest (first inserted) is counted as it is. */
+  private holdOpen(open: Map<string, AuditEvent>, id: string, e: AuditEvent): void {
+    open.set(id, e);
+    if (open.size > MAX_PENDING) {
+      const [oldId, oldEvent] = open.entries().next().value as [string, AuditEvent];
+      open.delete(oldId);
       this.counters.pendingEvicted++;
       this.countRequest(oldEvent);
     }
