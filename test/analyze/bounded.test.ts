@@ -38,3 +38,20 @@ describe('time series budget', () => {
     expect([...rg.groups.values()].every((g) => g.series.total() === 2000)).toBe(true);
   });
 });
+
+describe('open requests', () => {
+  it('counts the oldest open request as it is once 250,000 are waiting for their final stage', async () => {
+    const { ScanState } = await import('../../src/analyze/scan-state.js');
+    const st = new ScanState('/registry');
+    st.beginInput('x');
+    const ev = (id: string, stage: 'RequestReceived' | 'ResponseComplete') => ({ auditID: id, stage, level: 'Metadata', verb: 'get', requestURI: '/api/v1/nodes/n1', username: 'u', userAgent: 'a/1', nodeName: null, resource: 'nodes', apiGroup: '', namespace: '', name: 'n1', subresource: '', code: 200, receivedMs: 1000, stageMs: 1000, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null });
+    for (let i = 0; i <= 250_000; i++) st.addAuditEvent(ev(`w${i}`, 'RequestReceived'));
+    expect(st.counters.pendingEvicted).toBe(1);
+    expect(st.counters.requests).toBe(1); // w0, counted when evicted
+    st.addAuditEvent(ev('w0', 'ResponseComplete')); // its final stage arrives after the eviction: counted again
+    st.addAuditEvent(ev('w1', 'ResponseComplete')); // still open: completes, counted once
+    st.endInput();
+    st.finishPending();
+    expect(st.counters.requests).toBe(250_001 + 1);
+  });
+});
