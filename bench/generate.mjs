@@ -2,7 +2,9 @@
 // Deterministic generator of a realistic audit log for the benchmark: node ./bench/generate.mjs OUT SIZE_MB
 // Traffic mix (per 100 events): 30 lease get/update by kubelets, 20 gets, 15 lists (a third without
 // resourceVersion, from a DaemonSet), 15 watches, 10 patches, 10 creates. 200 nodes, Metadata level,
-// both RequestReceived and ResponseComplete for 1 in 4 requests.
+// both RequestReceived and ResponseComplete for 1 in 4 requests. Strings are escaped as kube-apiserver's Go
+// encoder writes them: `&`, `<` and `>` as \u0026, \u003c and \u003e (a real list URI reads
+// `?fieldSelector=…\u0026limit=500`), so the parsers meet the escapes real logs carry.
 import { createWriteStream } from 'node:fs';
 import { mulberry32 } from '../fixtures/prng.mjs';
 
@@ -16,9 +18,10 @@ const w = createWriteStream(out, { highWaterMark: 1 << 22 });
 let bytes = 0;
 let n = 0;
 let t = Date.UTC(2026, 10, 30, 10, 0, 0);
+const goJson = (v) => JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const ts = (ms) => new Date(ms).toISOString().replace('Z', '123Z');
 function line(id, stage, uri, verb, user, ua, ref, code) {
-  const head = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"${id}","stage":"${stage}","requestURI":${JSON.stringify(uri)},"verb":"${verb}","user":{"username":"${user}","groups":["system:authenticated"]},"sourceIPs":["10.0.${n & 255}.${(n >> 8) & 255}"],"userAgent":"${ua}","objectRef":${JSON.stringify(ref)}`;
+  const head = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"${id}","stage":"${stage}","requestURI":${goJson(uri)},"verb":"${verb}","user":{"username":"${user}","groups":["system:authenticated"]},"sourceIPs":["10.0.${n & 255}.${(n >> 8) & 255}"],"userAgent":"${ua}","objectRef":${goJson(ref)}`;
   const tail = stage === 'RequestReceived' ? '' : `,"responseStatus":{"metadata":{},"code":${code}}`;
   return `${head}${tail},"requestReceivedTimestamp":"${ts(t)}","stageTimestamp":"${ts(t + 3)}"${stage === 'RequestReceived' ? '' : ',"annotations":{"authorization.k8s.io/decision":"allow","authorization.k8s.io/reason":""}'}}\n`;
 }

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchLogPath } from './log-path.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -20,7 +21,7 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
 }
 const dir = join(tmpdir(), 'audit-scan-bench');
 mkdirSync(dir, { recursive: true });
-const log = join(dir, `audit-${sizeMb}m.log`);
+const log = benchLogPath(dir, sizeMb);
 if (!existsSync(log)) spawnSync(process.execPath, [join(here, 'generate.mjs'), log, String(sizeMb)], { stdio: 'inherit' });
 const one = join(dir, 'audit-one-line.log');
 writeFileSync(one, spawnSync('head', ['-n', '1', log]).stdout);

@@ -9,6 +9,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { benchLogPath } from './log-path.mjs';
 import { createGunzip, createGzip } from 'node:zlib';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -21,7 +22,7 @@ const sizeMb = process.argv.includes('--big') ? 10240 : Number(arg('size', 1024)
 const runs = Number(arg('runs', 3));
 const dir = arg('dir', join(tmpdir(), 'audit-scan-bench'));
 mkdirSync(dir, { recursive: true });
-const plain = join(dir, `audit-${sizeMb}m.log`);
+const plain = benchLogPath(dir, sizeMb);
 const gz = `${plain}.gz`;
 const hasTime = existsSync('/usr/bin/time');
 const hasJq = spawnSync('jq', ['--version']).status === 0;

@@ -1,0 +1,14 @@
+// Where the generated bench logs live. The name carries a hash of generate.mjs, so a change to the generator
+// never times a stale file left in the temp folder by an earlier version.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const version = createHash('sha256').update(readFileSync(join(here, 'generate.mjs'))).digest('hex').slice(0, 8);
+
+/** The plain log of `sizeMb` MB in `dir`; its gzip copy is the same name + ".gz". */
+export function benchLogPath(dir, sizeMb) {
+  return join(dir, `audit-${sizeMb}m-${version}.log`);
+}
