@@ -1,6 +1,6 @@
 /*! Number and time formatting shared by the human-readable renderers. */
 
-import { formatBytes, formatCount, type GroupReport } from '../analyze/report.js';
+import { formatBytes, formatCount, type EtcdRangeReport, type GroupReport } from '../analyze/report.js';
 
 export { formatBytes, formatCount };
 
@@ -44,4 +44,18 @@ export function groupRow(g: GroupReport, i: number, esc: (s: string) => string):
     esc(g.firstSeen ?? '–'),
     esc(g.lastSeen ?? '–'),
   ];
+}
+
+/** Column heads of the slow-etcd-ranges table in the Markdown and HTML reports. */
+export const ETCD_RANGE_HEAD = ['key', 'resource', 'reads', 'objects/read', 'bytes/read', 'max took [ms]', 'note'];
+/** Which of those columns hold numbers (right-aligned). */
+export const ETCD_RANGE_NUMERIC = new Set([2, 3, 4, 5]);
+
+/** One slow-etcd-ranges row, the same cells in every renderer; `esc` makes a log string safe for the format. */
+export function etcdRangeRow(e: EtcdRangeReport, esc: (s: string) => string): string[] {
+  let note = '';
+  if (e.internal !== null) note = `internal: ${e.internal}`;
+  else if (e.limited) note = 'paginated';
+  else if (e.errors > 0) note = `${formatCount(e.errors)} error${e.errors === 1 ? '' : 's'}`;
+  return [esc(e.key), esc(e.resource || '–'), formatCount(e.reads), orDash(e.objectsPerRead, formatCount), orDash(e.bytesPerRead, formatBytes), orDash(e.tookMsMax, (x) => x.toFixed(1)), esc(note)];
 }

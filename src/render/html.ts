@@ -2,7 +2,7 @@
  * Every string from the log goes through escapeHtml(), which also strips control characters and secrets. */
 
 import { apfOf, type ScanReport } from '../analyze/report.js';
-import { formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash } from './format.js';
+import { etcdRangeRow, ETCD_RANGE_HEAD, ETCD_RANGE_NUMERIC, formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash } from './format.js';
 import { escapeHtml as h } from './text-safety.js';
 
 const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24}table{border-collapse:collapse;margin:.5rem 0 1.5rem}
@@ -48,11 +48,7 @@ export function renderHtml(r: ScanReport): string {
   if (r.etcdRanges.length > 0) {
     out.push('<h2>Slow etcd reads by range</h2>');
     out.push(
-      table(
-        ['key', 'resource', 'reads', 'objects/read', 'bytes/read', 'max took [ms]', 'note'],
-        r.etcdRanges.map((e) => [h(e.key), h(e.resource || '–'), formatCount(e.reads), orDash(e.objectsPerRead, formatCount), orDash(e.bytesPerRead, formatBytes), orDash(e.tookMsMax, (x) => x.toFixed(1)), e.internal !== null ? `internal: ${h(e.internal)}` : e.limited ? 'paginated' : '']),
-        new Set([2, 3, 4, 5]),
-      ),
+      table(ETCD_RANGE_HEAD, r.etcdRanges.map((e) => etcdRangeRow(e, h)), ETCD_RANGE_NUMERIC),
     );
   }
   out.push('<h2>Inputs</h2>');

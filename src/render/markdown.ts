@@ -1,7 +1,7 @@
 /*! --output markdown: a report to paste into an incident postmortem. Every log string is escaped for Markdown. */
 
 import { apfOf, type ScanReport } from '../analyze/report.js';
-import { formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash } from './format.js';
+import { etcdRangeRow, ETCD_RANGE_HEAD, ETCD_RANGE_NUMERIC, formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash } from './format.js';
 import { escapeMarkdown as md, safeText } from './text-safety.js';
 
 function table(head: string[], rows: string[][], right: Set<number>): string {
@@ -46,19 +46,7 @@ export function renderMarkdown(r: ScanReport): string {
   if (r.etcdRanges.length > 0) {
     out.push('## Slow etcd reads by range', '');
     out.push(
-      table(
-        ['key', 'resource', 'reads', 'objects/read', 'bytes/read', 'max took [ms]', 'note'],
-        r.etcdRanges.map((e) => [
-          md(e.key),
-          md(e.resource || '–'),
-          formatCount(e.reads),
-          orDash(e.objectsPerRead, formatCount),
-          orDash(e.bytesPerRead, formatBytes),
-          orDash(e.tookMsMax, (x) => x.toFixed(1)),
-          e.internal !== null ? `internal: ${md(e.internal)}` : e.limited ? 'paginated' : '',
-        ]),
-        new Set([2, 3, 4, 5]),
-      ),
+      table(ETCD_RANGE_HEAD, r.etcdRanges.map((e) => etcdRangeRow(e, md)), ETCD_RANGE_NUMERIC),
       '',
     );
   }

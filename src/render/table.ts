@@ -6,7 +6,7 @@ import type { ChalkInstance } from 'chalk';
 import { apfOf, type AnyFinding, type GroupReport, type ScanReport } from '../analyze/report.js';
 import { sparkline } from './sparkline.js';
 import { squeeze } from '../analyze/time-analysis.js';
-import { formatBytes, formatCount, formatRatio, orDash, shortTime } from './format.js';
+import { etcdRangeRow, formatBytes, formatCount, formatRatio, orDash, shortTime } from './format.js';
 import { safeText, truncate } from './text-safety.js';
 
 /** How to draw. */
@@ -217,15 +217,7 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
       { head: 'max [ms]', min: 8, flex: 0, align: 'right' },
       { head: 'note', min: 8, flex: 2 },
     ];
-    const erows = r.etcdRanges.map((e) => [
-      safeText(e.key),
-      safeText(e.resource || '–'),
-      formatCount(e.reads),
-      orDash(e.objectsPerRead, formatCount),
-      orDash(e.bytesPerRead, formatBytes),
-      orDash(e.tookMsMax, (x) => x.toFixed(1)),
-      e.internal !== null ? `internal: ${e.internal}` : e.limited ? 'paginated' : e.errors > 0 ? `${e.errors} errors` : '',
-    ]);
+    const erows = r.etcdRanges.map((e) => etcdRangeRow(e, safeText));
     out.push(drawTable(ecols, erows, o.width, c));
     out.push('');
   }
