@@ -1,10 +1,12 @@
 // Results must not depend on the thread count or on where files and streams are cut (issue 3).
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { run } from '../src/cli/main.js';
-import { ROOT } from './support.js';
+import { auditLine, ROOT } from './support.js';
 
 async function scan(args: string[], splitBytes: number, stdin: Buffer | null = null): Promise<string> {
   let out = '';
@@ -35,5 +37,29 @@ describe('threads', () => {
     const two = JSON.parse(await scan(['-j', '2', '-'], 1 << 15, both));
     expect(two).toEqual(one);
     expect(one.totals).toMatchObject({ etcdSlowRanges: 1300, etcdInternalRanges: 6 });
+  });
+});
+
+describe('events without an auditID', () => {
+  it('count once each, whatever the thread count: a worker does not take another worker\'s for the same request', async () => {
+    // 1,000 requests seen only at RequestReceived and 1,000 only at ResponseComplete, none with an auditID, all
+    // in the same second (so every final one is near its segment's start): 2,000 requests, nothing to pair.
+    const lines: string[] = [];
+    for (let i = 0; i < 1000; i++) {
+      for (const stage of ['RequestReceived', 'ResponseComplete']) {
+        const e: Record<string, unknown> = JSON.parse(auditLine({ stage, verb: 'get', requestURI: `/api/v1/namespaces/a/pods/p${i}`, objectRef: { resource: 'pods', namespace: 'a', name: `p${i}` } }));
+        delete e.auditID;
+        lines.push(JSON.stringify(e));
+      }
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'audit-scan-noid-'));
+    const file = join(dir, 'noid.log');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const one = JSON.parse(await scan(['-j', '1', file], 1 << 14));
+    expect(one.totals).toMatchObject({ requests: 2000, getRequests: 2000 });
+    for (const j of ['2', '3']) {
+      const other = JSON.parse(await scan(['-j', j, file], 1 << 14));
+      expect(other.totals).toEqual(one.totals);
+    }
   });
 });

@@ -79,6 +79,8 @@ export interface Counters {
  * is per segment; reconcile() joins segments in input order, so a split never changes a count. */
 interface Segment {
   inputIndex: number;
+  /** unique in the whole scan, also across workers: the prefix of this segment's synthetic auditIDs */
+  key: string;
   input: InputStats; // this segment's counts, added to the input's at reconcile()
   startMs: number | null;
   etcd: EtcdReads;
@@ -211,7 +213,9 @@ export class ScanState {
   readonly userAgents = new Map<string, number>();
 
   private segment: Segment | null = null;
+  private segmentsBegun = 0;
   private syntheticIds = 0;
+  private readonly syntheticId = (): string => `(no auditID ${this.cur().key}.${++this.syntheticIds})`;
   /** reconcile(): requests still open after the segments so far, and each input's last etcd tail */
   private readonly leftovers = new Map<string, AuditEvent>();
   private readonly etcdTails = new Map<number, EtcdRead[]>();
@@ -270,11 +274,15 @@ export class ScanState {
     return this.inputs.length - 1;
   }
 
-  /** Starts a segment of input `inputIndex`; lines are attributed to it until endSegment(). */
-  beginSegment(inputIndex: number, name: string): InputStats {
+  /** Starts a segment of input `inputIndex`; lines are attributed to it until endSegment(). A worker passes
+   * `key` (from the pool's segment sequence) so that events without an auditID get names no other thread uses:
+   * otherwise one worker's open request would be taken as completed by another's, and the count would depend
+   * on the thread count. */
+  beginSegment(inputIndex: number, name: string, key = `m${this.segmentsBegun++}`): InputStats {
     const input = newInputStats(name);
     this.segment = {
       inputIndex,
+      key,
       input,
       startMs: null,
       etcd: this.segmentEtcd(),
@@ -544,7 +552,7 @@ export class ScanState {
   }
 
   private addAuditObject(o: Record<string, unknown>): ValueOutcome {
-    const r = normalizeAuditEvent(o, `(no auditID ${++this.syntheticIds})`);
+    const r = normalizeAuditEvent(o, this.syntheticId);
     if (!r.ok) {
       this.lastReason = `invalid audit event: ${r.reason}`;
       return 'skipped';

@@ -61,7 +61,8 @@ function expirationSecondsOf(body: unknown): number | null {
 }
 
 /** Validates and flattens a parsed audit Event. Never throws. */
-export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: string): ParseResult<AuditEvent> {
+/** `fallbackId` names an event that has no auditID; it is called only then (so the hot path builds no string). */
+export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: () => string): ParseResult<AuditEvent> {
   const apiVersion = o.apiVersion;
   if (apiVersion !== undefined && apiVersion !== 'audit.k8s.io/v1' && apiVersion !== 'audit.k8s.io/v1beta1' && apiVersion !== 'audit.k8s.io/v1alpha1') {
     return fail('unknown apiVersion');
@@ -78,7 +79,7 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: stri
   if (user !== undefined && (typeof user !== 'object' || user === null || Array.isArray(user))) return fail('user is not an object');
   const objectRef = o.objectRef;
   if (objectRef !== undefined && objectRef !== null && (typeof objectRef !== 'object' || Array.isArray(objectRef))) return fail('objectRef is not an object');
-  const auditID = typeof o.auditID === 'string' && o.auditID.length > 0 ? o.auditID : fallbackId;
+  const auditID = typeof o.auditID === 'string' && o.auditID.length > 0 ? o.auditID : fallbackId();
 
   const u = (user ?? {}) as Record<string, unknown>;
   let nodeName: string | null = null;
