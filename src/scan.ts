@@ -32,7 +32,8 @@ export interface ReadOptions {
 
 /** Default for ReadOptions.minSplitBytes. */
 export const MIN_SPLIT_BYTES = 32 << 20;
-/** Size of the chunks a gzip or stdin stream is cut into for workers. */
+/** Size of the chunks a gzip or stdin stream is cut into for workers (or the split threshold, if smaller:
+ * tests lower both with AUDIT_SCAN_MIN_SPLIT_BYTES to cut small streams). */
 const STREAM_CHUNK_BYTES = 8 << 20;
 
 /** An input that failed part-way; what was read before the failure is kept. */
@@ -176,13 +177,14 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
   const raw = openRaw(src, o.stdin);
   let gzip = false;
   const gen = readBytes(raw, () => (gzip = true))[Symbol.asyncIterator]();
+  const chunkBytes = Math.min(minSplit, STREAM_CHUNK_BYTES);
   // Buffer the start: a stream that ends below minSplit bytes, or holds JSON documents, stays on this thread.
   const head: Buffer[] = [];
   let headBytes = 0;
   let ended = false;
   let readError: unknown = undefined;
   try {
-    while (headBytes < Math.min(minSplit, STREAM_CHUNK_BYTES)) {
+    while (headBytes < chunkBytes) {
       const n = await gen.next();
       if (n.done) {
         ended = true;
@@ -215,30 +217,51 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
   state.inputs[idx]!.gzip = gzip;
   let parts: Buffer[] = [first];
   let size = first.length;
+  // Chunks end at the first newline at or after each multiple of chunkBytes of the stream, so where a
+  // stream is cut depends on its bytes only, not on how reads happened to arrive (pipes vary run to run).
+  let consumed = 0; // stream offset of parts[0]
+  let nextCut = chunkBytes;
 
   let firstOfInput = true;
-  const flush = async (final: boolean): Promise<void> => {
-    const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
-    const cut = final ? all.length : all.lastIndexOf(10) + 1;
-    if (cut <= 0) return;
-    const piece = new Uint8Array(cut);
-    piece.set(all.subarray(0, cut));
+  const submit = async (piece: Uint8Array): Promise<void> => {
     await pool.throttle(pool.size * 3);
     pool.submitChunk(idx, src.name, piece, firstOfInput);
     firstOfInput = false;
-    const rest = all.subarray(cut);
-    parts = rest.length > 0 ? [Buffer.from(rest)] : [];
-    size = rest.length;
+  };
+  const flush = async (final: boolean): Promise<void> => {
+    if (size === 0) return;
+    let all = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+    const whole = all;
+    for (;;) {
+      const from = nextCut - consumed;
+      if (from >= all.length) break;
+      const nl = all.indexOf(10, Math.max(0, from - 1));
+      if (nl < 0) break;
+      const piece = new Uint8Array(nl + 1);
+      piece.set(all.subarray(0, nl + 1));
+      await submit(piece);
+      consumed += nl + 1;
+      while (nextCut <= consumed) nextCut += chunkBytes;
+      all = all.subarray(nl + 1);
+    }
+    if (final && all.length > 0) {
+      await submit(Uint8Array.from(all));
+      consumed += all.length;
+      all = all.subarray(all.length);
+    }
+    // The rest is copied out of the buffer it was cut from, so that buffer can go.
+    parts = all.length === 0 ? [] : all === whole ? [all] : [Buffer.from(all)];
+    size = all.length;
   };
   try {
-    if (size >= STREAM_CHUNK_BYTES) await flush(false);
+    if (size >= chunkBytes) await flush(false);
     for (;;) {
       const n = await gen.next();
       if (n.done) break;
       parts.push(n.value);
       size += n.value.length;
       o.onBytes?.(n.value.length);
-      if (size >= STREAM_CHUNK_BYTES) await flush(false);
+      if (size >= chunkBytes) await flush(false);
       if (o.shouldStop?.()) break;
     }
   } catch (err) {
