@@ -8,12 +8,27 @@ import { gzipSync } from 'node:zlib';
 import { run } from '../src/cli/main.js';
 import { auditLine, ROOT } from './support.js';
 
-async function scan(args: string[], splitBytes: number, stdin: Buffer | null = null): Promise<string> {
+/** Runs the CLI in-process. With `pieces`, stdin arrives in writes of those sizes, one per event-loop turn, so
+ * the reads land on other byte offsets than one whole write gives. */
+async function scan(args: string[], splitBytes: number, stdin: Buffer | null = null, pieces: number[] | null = null): Promise<string> {
   let out = '';
   const stdout = new Writable({ write: (c, _e, cb) => ((out += c), cb()) });
   const stderr = new Writable({ write: (_c, _e, cb) => cb() });
   const input = new PassThrough();
-  input.end(stdin ?? Buffer.alloc(0));
+  const data = stdin ?? Buffer.alloc(0);
+  if (pieces === null) {
+    input.end(data);
+  } else {
+    void (async () => {
+      for (let at = 0, k = 0; at < data.length; k++) {
+        const n = pieces[k % pieces.length]!;
+        input.write(data.subarray(at, at + n));
+        at += n;
+        await new Promise((r) => setImmediate(r));
+      }
+      input.end();
+    })();
+  }
   const code = await run(['-o', 'json', ...args], { stdin: input, stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, columns: undefined, env: { AUDIT_SCAN_MIN_SPLIT_BYTES: String(splitBytes) } });
   expect(code).toBe(0);
   return out;
@@ -60,6 +75,45 @@ describe('events without an auditID', () => {
     for (const j of ['2', '3']) {
       const other = JSON.parse(await scan(['-j', j, file], 1 << 14));
       expect(other.totals).toEqual(one.totals);
+    }
+  });
+});
+
+describe('cuts between segments', () => {
+  const ev = (i: number, stage: string) =>
+    auditLine({ auditID: `id-${i}`, stage, verb: 'get', requestURI: `/api/v1/namespaces/a/pods/p${i}`, objectRef: { resource: 'pods', namespace: 'a', name: `p${i}` }, requestReceivedTimestamp: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(), stageTimestamp: new Date(Date.UTC(2026, 0, 1) + i * 1000 + 5).toISOString() });
+  const write = (name: string, lines: string[]): string => {
+    const file = join(mkdtempSync(join(tmpdir(), 'audit-scan-cuts-')), name);
+    writeFileSync(file, lines.join('\n') + '\n');
+    return file;
+  };
+
+  it('count a final event written twice once, also when a cut falls between the copies', async () => {
+    // 3,000 requests, each final line written twice in a row (a shipper retrying): 3,000 requests, 3,000 copies.
+    const file = write('twice.log', Array.from({ length: 3000 }, (_, i) => [ev(i, 'ResponseComplete'), ev(i, 'ResponseComplete')]).flat());
+    for (const j of ['1', '2', '3']) {
+      const r = JSON.parse(await scan(['-j', j, file], 1 << 14));
+      expect(r.totals.requests).toBe(3000);
+      expect(r.inputs[0].duplicateEvents).toBe(3000);
+    }
+  });
+
+  it('drop an earlier stage logged after its final one, also across a cut', async () => {
+    // Each request's ResponseComplete is followed by its RequestReceived: 2,000 requests, no open ones.
+    const file = write('late-stage.log', Array.from({ length: 2000 }, (_, i) => [ev(i, 'ResponseComplete'), ev(i, 'RequestReceived')]).flat());
+    for (const j of ['1', '2', '3']) {
+      const r = JSON.parse(await scan(['-j', j, file], 1 << 14));
+      expect(r.totals.requests).toBe(2000);
+    }
+  });
+
+  it('cut a stream where its bytes say, not where its reads ended: same output for any read sizes', async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => [ev(i, 'RequestReceived'), ev(i, 'ResponseComplete'), ...(i % 7 === 0 ? [ev(i, 'ResponseComplete')] : [])]).flat();
+    const text = Buffer.from(lines.join('\n') + '\n');
+    const one = await scan(['-j', '1', '-'], 1 << 14, text);
+    expect(JSON.parse(one).totals.requests).toBe(3000);
+    for (const pieces of [[4096], [1000, 17, 30000, 5], [65536, 1]]) {
+      expect(await scan(['-j', '2', '-'], 1 << 14, text, pieces)).toBe(one);
     }
   });
 });

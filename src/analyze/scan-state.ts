@@ -88,7 +88,9 @@ interface Segment {
   recent: Set<string>;
   recentRing: string[];
   recentPos: number;
-  head: Set<string>;
+  /** final events of requests received before this segment began (plus slack), held for reconcile(): one may
+   * be a copy of a final event near the previous segment's end, which only reconcile() can see */
+  head: Map<string, AuditEvent>;
   /** event times, for gaps in the input's stream */
   firstT: number | null;
   lastT: number | null;
@@ -128,8 +130,10 @@ export interface SegmentResult {
   input: InputStats;
   /** requests seen only at a non-final stage in this segment */
   leftovers: Map<string, AuditEvent>;
-  /** final-stage events of requests received before this segment began (plus slack) */
-  head: Set<string>;
+  /** final-stage events of requests received before this segment began (plus slack), not counted yet */
+  head: Map<string, AuditEvent>;
+  /** the segment's last RECENT_TERMINALS final-stage auditIDs, oldest first: the next segment's look-back */
+  tail: string[];
   etcdEdges: EtcdSegmentEdges;
   timing: { firstT: number | null; lastT: number | null; gaps: Array<[number, number]> };
 }
@@ -221,6 +225,12 @@ export class ScanState {
   private readonly etcdTails = new Map<number, EtcdRead[]>();
   /** every segment's head set: a later segment's leftover may be completed by an earlier-read file */
   private readonly heads = new Set<string>();
+  /** the last RECENT_TERMINALS final-stage auditIDs of the input being reconciled (a ring, with counts because
+   * an ID may stand in it twice), so that a segment's dedup looks back across its start as one thread's does */
+  private lookBackInput = -1;
+  private readonly lookBack = new Map<string, number>();
+  private lookBackRing: Array<string | undefined> = [];
+  private lookBackPos = 0;
 
   constructor(
     private readonly etcdPrefix: string,
@@ -290,7 +300,7 @@ export class ScanState {
       recent: new Set(),
       recentRing: new Array(RECENT_TERMINALS),
       recentPos: 0,
-      head: new Set(),
+      head: new Map(),
       firstT: null,
       lastT: null,
       gaps: [],
@@ -304,20 +314,36 @@ export class ScanState {
     const edges = g.etcd.endSegment();
     this.etcd.merge(g.etcd);
     this.segment = null;
-    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: g.gaps } };
+    const tail: string[] = [];
+    for (let i = 0; i < RECENT_TERMINALS; i++) {
+      const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
+      if (id !== undefined) tail.push(id);
+    }
+    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: g.gaps } };
   }
 
   /** Adds a finished segment to the scan. Call in input order, segment by segment. */
   reconcile(r: SegmentResult): void {
-    addInputStats(this.inputs[r.inputIndex]!, r.input);
-    for (const id of r.head) {
+    const inp = this.inputs[r.inputIndex]!;
+    addInputStats(inp, r.input);
+    if (this.lookBackInput !== r.inputIndex) this.resetLookBack(r.inputIndex);
+    const prior = this.lookBack;
+    for (const [id, e] of r.head) {
       this.leftovers.delete(id);
       if (this.heads.size < MAX_PENDING) this.heads.add(id);
+      // A copy of a final event the input's previous segment already counted (one thread's ring would see it).
+      if (prior.has(id)) {
+        inp.duplicateEvents++;
+        continue;
+      }
+      this.countRequest(e, r.inputIndex);
     }
     for (const [id, e] of r.leftovers) {
-      if (this.leftovers.has(id) || this.heads.has(id)) continue;
+      // Also drop an earlier stage logged after its final one across the cut, as one thread does.
+      if (this.leftovers.has(id) || this.heads.has(id) || prior.has(id)) continue;
       this.holdOpen(this.leftovers, id, e);
     }
+    for (const id of r.tail) this.pushLookBack(id);
     this.etcd.joinSegments(this.etcdTails.get(r.inputIndex) ?? [], r.etcdEdges.head);
     this.etcdTails.set(r.inputIndex, r.etcdEdges.tail);
     // Gaps: those inside the segment, and the one between the previous segment's last event and this one's first.
@@ -329,6 +355,27 @@ export class ScanState {
     if (r.timing.lastT !== null) this.inputLastT.set(r.inputIndex, Math.max(prev ?? -Infinity, r.timing.lastT));
   }
 
+  private resetLookBack(inputIndex: number): void {
+    this.lookBackInput = inputIndex;
+    this.lookBack.clear();
+    this.lookBackRing = [];
+    this.lookBackPos = 0;
+  }
+
+  private pushLookBack(id: string): void {
+    if (this.lookBackRing.length < RECENT_TERMINALS) {
+      this.lookBackRing.push(id);
+    } else {
+      const old = this.lookBackRing[this.lookBackPos]!;
+      const n = this.lookBack.get(old)!;
+      if (n === 1) this.lookBack.delete(old);
+      else this.lookBack.set(old, n - 1);
+      this.lookBackRing[this.lookBackPos] = id;
+      this.lookBackPos = (this.lookBackPos + 1) % RECENT_TERMINALS;
+    }
+    this.lookBack.set(id, (this.lookBack.get(id) ?? 0) + 1);
+  }
+
   /** Single-stream convenience: registers an input and begins its only segment. */
   beginInput(name: string): InputStats {
     const i = this.addInput(name);
@@ -338,7 +385,9 @@ export class ScanState {
   /** Ends the input begun with beginInput(). */
   endInput(): void {
     if (this.segment === null) return;
-    this.reconcile(this.endSegment());
+    const r = this.endSegment();
+    r.tail = []; // the input's only segment: nothing follows it
+    this.reconcile(r);
   }
 
   /** Ends the scan: closes every input's last etcd tail, and counts requests that never showed a final stage
@@ -613,8 +662,12 @@ export class ScanState {
       }
       this.rememberTerminal(g, id);
       if (g.pending.size > 0) g.pending.delete(id);
-      // A request received before this segment began may have an earlier stage in the previous segment.
-      if (e.receivedMs !== null && g.startMs !== null && e.receivedMs <= g.startMs + HEAD_SLACK_MS && g.head.size < MAX_PENDING) g.head.add(id);
+      // A request received before this segment began may have an earlier stage, or a copy of this final one, in
+      // the previous segment: reconcile() pairs and counts it.
+      if (e.receivedMs !== null && g.startMs !== null && e.receivedMs <= g.startMs + HEAD_SLACK_MS && g.head.size < MAX_PENDING) {
+        g.head.set(id, e);
+        return;
+      }
       this.countRequest(e);
       return;
     }
@@ -634,7 +687,7 @@ export class ScanState {
     }
   }
 
-  private countRequest(e: AuditEvent): void {
+  private countRequest(e: AuditEvent, inputIndex = this.segment?.inputIndex ?? -1): void {
     const c = this.counters;
     if (this.filter !== null && !this.filter(e)) {
       c.filteredOut++;
@@ -642,7 +695,6 @@ export class ScanState {
     }
     c.requests++;
     const at = e.receivedMs;
-    const inputIndex = this.segment?.inputIndex ?? -1;
     if (at !== null) {
       this.time.all.add(at);
       if (e.verb === 'list') this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);

@@ -406,7 +406,7 @@ export async function stateFromStore(store: Store, etcdPrefix: string, maxGroups
       tokenExpirationSeconds: null,
     });
   }
-  state.endSegment();
+  state.endInput(); // counts the segment's held head events; the "(store)" input is left out of the report
   for await (const r of store.stream(`SELECT key, range_end, "limit", objects, total_keys, bytes, took_ms, error, internal, resource_key, resource, scope, namespace, CAST(epoch_ms("time") AS DOUBLE) AS t FROM etcd_ranges`)) {
     const n = (x: unknown) => (x === null || x === undefined ? null : Number(x));
     state.addEtcdRead({
