@@ -237,15 +237,13 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
       if (from >= all.length) break;
       const nl = all.indexOf(10, Math.max(0, from - 1));
       if (nl < 0) break;
-      const piece = new Uint8Array(nl + 1);
-      piece.set(all.subarray(0, nl + 1));
-      await submit(piece);
+      await submit(copyOf(all.subarray(0, nl + 1)));
       consumed += nl + 1;
       while (nextCut <= consumed) nextCut += chunkBytes;
       all = all.subarray(nl + 1);
     }
     if (final && all.length > 0) {
-      await submit(Uint8Array.from(all));
+      await submit(copyOf(all));
       consumed += all.length;
       all = all.subarray(all.length);
     }
@@ -274,6 +272,13 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
     if (src.path !== null) raw.destroy();
   }
   return true;
+}
+
+/** A copy in its own ArrayBuffer, which can be transferred to a worker. */
+function copyOf(b: Buffer): Uint8Array {
+  const u = new Uint8Array(b.length);
+  u.set(b);
+  return u;
 }
 
 async function* prepend(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
