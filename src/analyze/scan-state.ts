@@ -222,6 +222,8 @@ export class ScanState {
   private readonly syntheticId = (): string => `(no auditID ${this.cur().key}.${++this.syntheticIds})`;
   /** reconcile(): requests still open after the segments so far, and each input's last etcd tail */
   private readonly leftovers = new Map<string, AuditEvent>();
+  /** each leftover's input, so that it is counted in that input's series */
+  private readonly leftoverInput = new Map<string, number>();
   private readonly etcdTails = new Map<number, EtcdRead[]>();
   /** every segment's head set: a later segment's leftover may be completed by an earlier-read file */
   private readonly heads = new Set<string>();
@@ -329,7 +331,7 @@ export class ScanState {
     if (this.lookBackInput !== r.inputIndex) this.resetLookBack(r.inputIndex);
     const prior = this.lookBack;
     for (const [id, e] of r.head) {
-      this.leftovers.delete(id);
+      if (this.leftovers.delete(id)) this.leftoverInput.delete(id);
       if (this.heads.size < MAX_PENDING) this.heads.add(id);
       // A copy of a final event the input's previous segment already counted (one thread's ring would see it).
       if (prior.has(id)) {
@@ -341,6 +343,7 @@ export class ScanState {
     for (const [id, e] of r.leftovers) {
       // Also drop an earlier stage logged after its final one across the cut, as one thread does.
       if (this.leftovers.has(id) || this.heads.has(id) || prior.has(id)) continue;
+      this.leftoverInput.set(id, r.inputIndex);
       this.holdOpen(this.leftovers, id, e);
     }
     for (const id of r.tail) this.pushLookBack(id);
@@ -395,8 +398,9 @@ export class ScanState {
   finishPending(): void {
     for (const tail of this.etcdTails.values()) this.etcd.joinSegments(tail, []);
     this.etcdTails.clear();
-    for (const e of this.leftovers.values()) this.countRequest(e);
+    for (const [id, e] of this.leftovers) this.countRequest(e, this.leftoverInput.get(id));
     this.leftovers.clear();
+    this.leftoverInput.clear();
     this.heads.clear();
   }
 
@@ -683,7 +687,9 @@ export class ScanState {
       const [oldId, oldEvent] = open.entries().next().value as [string, AuditEvent];
       open.delete(oldId);
       this.counters.pendingEvicted++;
-      this.countRequest(oldEvent);
+      const input = open === this.leftovers ? this.leftoverInput.get(oldId) : undefined;
+      if (input !== undefined) this.leftoverInput.delete(oldId);
+      this.countRequest(oldEvent, input);
     }
   }
 

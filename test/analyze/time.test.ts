@@ -1,7 +1,10 @@
 // Time (issue 5): fixtures/time/ holds storms, waves and gaps built with known times and counts
 // (fixtures/make-time-fixtures.mjs; the answers are derived in fixtures/README.md).
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { auditLine, runCli } from '../support.js';
 import { TimeSeries } from '../../src/analyze/time-series.js';
 import { peakWithJitter } from '../../src/analyze/time-analysis.js';
 import { parseTimeFlag } from '../../src/analyze/filters.js';
@@ -154,5 +157,21 @@ describe('token waves come from kubelets only', () => {
     const rep = JSON.parse(r.stdout);
     expect(rep.totals.tokenRequests).toBe(20);
     expect(rep.findings.filter((f: { kind: string }) => f.kind === 'token-refresh-storm')).toEqual([]);
+  });
+});
+
+describe('requests never completed', () => {
+  it('count in their own input\'s series: lists cut by the end of the log still show the relist after a gap', async () => {
+    // 20 gets in the first 10 s, no events for 40 s, then 20 lists received at 50 s whose final stage the log
+    // never reached (it ends there). The lists are counted at the end, and must count for this input.
+    const lines: string[] = [];
+    for (let i = 0; i < 20; i++) lines.push(auditLine({ auditID: `g${i}`, verb: 'get', requestURI: '/api/v1/namespaces/a/pods/p', objectRef: { resource: 'pods', namespace: 'a', name: 'p' }, requestReceivedTimestamp: at(i / 2), stageTimestamp: at(i / 2) }));
+    for (let i = 0; i < 20; i++) lines.push(auditLine({ auditID: `l${i}`, stage: 'RequestReceived', verb: 'list', requestReceivedTimestamp: at(50 + i / 100), stageTimestamp: at(50 + i / 100) }));
+    const file = join(mkdtempSync(join(tmpdir(), 'audit-scan-open-')), 'cut.log');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const r = await scan([file]);
+    expect(r.totals.requests).toBe(40);
+    const [g] = byKind(r, 'apiserver-restart');
+    expect(g).toMatchObject({ input: file, listsInMinuteBefore: 0, listsInMinuteAfter: 20 });
   });
 });
