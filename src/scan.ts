@@ -9,6 +9,7 @@ import { LineSplitter } from './input/lines.js';
 import { promises as fsp } from 'node:fs';
 import { describeFsError, openRaw, readBytes, type Source } from './input/sources.js';
 import type { ScanPool } from './parallel/pool.js';
+import { parseTimestampMs } from './parse/time.js';
 
 /** Options of the reading stage. */
 export interface ReadOptions {
@@ -35,6 +36,29 @@ export const MIN_SPLIT_BYTES = 32 << 20;
 /** Size of the chunks a gzip or stdin stream is cut into for workers (or the split threshold, if smaller:
  * tests lower both with AUDIT_SCAN_MIN_SPLIT_BYTES to cut small streams). */
 const STREAM_CHUNK_BYTES = 8 << 20;
+
+/** How far before a cut latestTimeIn() looks. */
+const LOOK_BEHIND_BYTES = 64 << 10;
+// The time a scan orders events by: stageTimestamp (legacy: timestamp), else requestReceivedTimestamp.
+const STAGE_TIME = /\\?"(?:stageTimestamp|timestamp)\\?"\s*:\s*\\?"([^"\\]{10,40})/g;
+const RECEIVED_TIME = /\\?"requestReceivedTimestamp\\?"\s*:\s*\\?"([^"\\]{10,40})/g;
+
+/** The latest audit event time in the last 64 KB of `b`: when the segment that starts after `b` began, for its
+ * head and its gaps (ScanState.beginSegment). Also finds the fields of events wrapped in a JSON string (AKS,
+ * CloudWatch). */
+export function latestTimeIn(b: Uint8Array): number | null {
+  const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1', Math.max(0, b.byteLength - LOOK_BEHIND_BYTES));
+  return maxTime(text, STAGE_TIME) ?? maxTime(text, RECEIVED_TIME);
+}
+
+function maxTime(text: string, re: RegExp): number | null {
+  let max: number | null = null;
+  for (const m of text.matchAll(re)) {
+    const t = parseTimestampMs(m[1]);
+    if (t !== null && (max === null || t > max)) max = t;
+  }
+  return max;
+}
 
 /** An input that failed part-way; what was read before the failure is kept. */
 export interface InputFailure {
@@ -133,8 +157,16 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
       const pool = await getPool();
       const bounds = await splitPoints(fh, src.sizeBytes, pool.size * 2);
       const idx = state.addInput(src.name);
+      const behind = Buffer.alloc(LOOK_BEHIND_BYTES);
       for (let i = 0; i + 1 < bounds.length; i++) {
-        if (bounds[i + 1]! > bounds[i]!) pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0);
+        if (bounds[i + 1]! <= bounds[i]!) continue;
+        let beforeMs: number | null = null;
+        if (bounds[i]! > 0) {
+          const from = Math.max(0, bounds[i]! - LOOK_BEHIND_BYTES);
+          const { bytesRead } = await fh.read(behind, 0, bounds[i]! - from, from);
+          beforeMs = latestTimeIn(behind.subarray(0, bytesRead));
+        }
+        pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, beforeMs);
       }
       await pool.drain();
       const err = state.inputs[idx]!.error;
@@ -223,9 +255,12 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
   let nextCut = chunkBytes;
 
   let firstOfInput = true;
+  let beforeMs: number | null = null; // the latest event time at the end of the previous chunk
   const submit = async (piece: Uint8Array): Promise<void> => {
     await pool.throttle(pool.size * 3);
-    pool.submitChunk(idx, src.name, piece, firstOfInput);
+    const latest = latestTimeIn(piece); // before the piece is transferred away
+    pool.submitChunk(idx, src.name, piece, firstOfInput, beforeMs);
+    beforeMs = latest;
     firstOfInput = false;
   };
   const flush = async (final: boolean): Promise<void> => {

@@ -83,6 +83,8 @@ interface Segment {
   key: string;
   input: InputStats; // this segment's counts, added to the input's at reconcile()
   startMs: number | null;
+  /** the latest event time just before this segment in its input, when it is not the input's first */
+  beforeMs: number | null;
   etcd: EtcdReads;
   pending: Map<string, AuditEvent>;
   recent: Set<string>;
@@ -135,7 +137,8 @@ export interface SegmentResult {
   /** the segment's last RECENT_TERMINALS final-stage auditIDs, oldest first: the next segment's look-back */
   tail: string[];
   etcdEdges: EtcdSegmentEdges;
-  timing: { firstT: number | null; lastT: number | null; gaps: Array<[number, number]> };
+  /** `fromBefore`: the segment's gaps were measured from the latest time before it, so they include the cut */
+  timing: { firstT: number | null; lastT: number | null; gaps: Array<[number, number]>; fromBefore: boolean };
 }
 
 /** The aggregates of a ScanState, as a worker posts them (structured clone keeps Maps and Sets). */
@@ -290,13 +293,14 @@ export class ScanState {
    * `key` (from the pool's segment sequence) so that events without an auditID get names no other thread uses:
    * otherwise one worker's open request would be taken as completed by another's, and the count would depend
    * on the thread count. */
-  beginSegment(inputIndex: number, name: string, key = `m${this.segmentsBegun++}`): InputStats {
+  beginSegment(inputIndex: number, name: string, key = `m${this.segmentsBegun++}`, beforeMs: number | null = null): InputStats {
     const input = newInputStats(name);
     this.segment = {
       inputIndex,
       key,
       input,
       startMs: null,
+      beforeMs,
       etcd: this.segmentEtcd(),
       pending: new Map(),
       recent: new Set(),
@@ -304,7 +308,9 @@ export class ScanState {
       recentPos: 0,
       head: new Map(),
       firstT: null,
-      lastT: null,
+      // Gaps are measured from the running latest time, as on one thread: across the cut, from the latest time
+      // before it (an old line at the start of the segment must not open a gap the whole input does not have).
+      lastT: beforeMs,
       gaps: [],
     };
     return input;
@@ -321,7 +327,7 @@ export class ScanState {
       const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
       if (id !== undefined) tail.push(id);
     }
-    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: g.gaps } };
+    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: g.gaps, fromBefore: g.beforeMs !== null } };
   }
 
   /** Adds a finished segment to the scan. Call in input order, segment by segment. */
@@ -352,7 +358,7 @@ export class ScanState {
     // Gaps: those inside the segment, and the one between the previous segment's last event and this one's first.
     const gaps = this.time.inputGaps.get(r.inputIndex) ?? [];
     const prev = this.inputLastT.get(r.inputIndex);
-    if (prev !== undefined && r.timing.firstT !== null && r.timing.firstT - prev > this.timeOptions.gapMs) gaps.push([prev, r.timing.firstT]);
+    if (!r.timing.fromBefore && prev !== undefined && r.timing.firstT !== null && r.timing.firstT - prev > this.timeOptions.gapMs) gaps.push([prev, r.timing.firstT]);
     for (const gp of r.timing.gaps) if (gaps.length < 1000) gaps.push(gp);
     if (gaps.length > 0) this.time.inputGaps.set(r.inputIndex, gaps);
     if (r.timing.lastT !== null) this.inputLastT.set(r.inputIndex, Math.max(prev ?? -Infinity, r.timing.lastT));
@@ -667,8 +673,11 @@ export class ScanState {
       this.rememberTerminal(g, id);
       if (g.pending.size > 0) g.pending.delete(id);
       // A request received before this segment began may have an earlier stage, or a copy of this final one, in
-      // the previous segment: reconcile() pairs and counts it.
-      if (e.receivedMs !== null && g.startMs !== null && e.receivedMs <= g.startMs + HEAD_SLACK_MS && g.head.size < MAX_PENDING) {
+      // the previous segment (or an earlier-read file): reconcile() pairs and counts it. "Began" is the later of
+      // the segment's first event and the latest event just before it: an old line (a replayed copy) at the
+      // start of a segment must not make the requests after it look new.
+      const began = g.beforeMs === null ? g.startMs : g.startMs === null ? g.beforeMs : Math.max(g.startMs, g.beforeMs);
+      if (e.receivedMs !== null && began !== null && e.receivedMs <= began + HEAD_SLACK_MS && g.head.size < MAX_PENDING) {
         g.head.set(id, e);
         return;
       }

@@ -91,18 +91,19 @@ export class ScanPool {
     if (this.failure) throw this.failure;
   }
 
-  /** Queues a byte range [start, end) of a file. */
-  submitRange(inputIndex: number, name: string, path: string, start: number, end: number, firstOfInput: boolean): void {
+  /** Queues a byte range [start, end) of a file. `beforeMs`: the latest event time just before the range (see
+   * ScanState.beginSegment). */
+  submitRange(inputIndex: number, name: string, path: string, start: number, end: number, firstOfInput: boolean, beforeMs: number | null): void {
     const i = this.leastBusy();
     this.busy[i]!++;
-    this.send(i, { t: 'range', seq: this.nextSeq++, inputIndex, name, path, start, end, firstOfInput });
+    this.send(i, { t: 'range', seq: this.nextSeq++, inputIndex, name, path, start, end, firstOfInput, beforeMs });
   }
 
   /** Queues a newline-aligned chunk of a stream (the buffer is transferred, not copied). */
-  submitChunk(inputIndex: number, name: string, buf: Uint8Array, firstOfInput: boolean): void {
+  submitChunk(inputIndex: number, name: string, buf: Uint8Array, firstOfInput: boolean, beforeMs: number | null): void {
     const i = this.leastBusy();
     this.busy[i]!++;
-    this.send(i, { t: 'chunk', seq: this.nextSeq++, inputIndex, name, buf, firstOfInput }, [buf.buffer as ArrayBuffer]);
+    this.send(i, { t: 'chunk', seq: this.nextSeq++, inputIndex, name, buf, firstOfInput, beforeMs }, [buf.buffer as ArrayBuffer]);
   }
 
   /** Asks every worker to cut its current segment short (SIGINT). */

@@ -4,8 +4,8 @@ import type { SegmentResult, StateSnapshot, TimeOptions } from '../analyze/scan-
 
 export type ToWorker =
   | { t: 'init'; etcdPrefix: string; maxLineBytes: number | undefined; maxGroups: number | undefined; time: TimeOptions }
-  | { t: 'range'; seq: number; inputIndex: number; name: string; path: string; start: number; end: number; firstOfInput: boolean }
-  | { t: 'chunk'; seq: number; inputIndex: number; name: string; buf: Uint8Array; firstOfInput: boolean }
+  | { t: 'range'; seq: number; inputIndex: number; name: string; path: string; start: number; end: number; firstOfInput: boolean; beforeMs: number | null }
+  | { t: 'chunk'; seq: number; inputIndex: number; name: string; buf: Uint8Array; firstOfInput: boolean; beforeMs: number | null }
   | { t: 'finish' }
   | { t: 'stop' };
 

@@ -34,7 +34,7 @@ async function handle(m: ToWorker): Promise<void> {
       return;
     case 'range': {
       const s = state!;
-      s.beginSegment(m.inputIndex, m.name, `w${m.seq}`);
+      s.beginSegment(m.inputIndex, m.name, `w${m.seq}`, m.beforeMs);
       const feed = newSegmentFeeder(s, m.firstOfInput, maxLineBytes);
       let bytes = 0;
       let error: string | null = null;
@@ -61,7 +61,7 @@ async function handle(m: ToWorker): Promise<void> {
     }
     case 'chunk': {
       const s = state!;
-      s.beginSegment(m.inputIndex, m.name, `w${m.seq}`);
+      s.beginSegment(m.inputIndex, m.name, `w${m.seq}`, m.beforeMs);
       const feed = newSegmentFeeder(s, m.firstOfInput, maxLineBytes);
       feed.push(Buffer.from(m.buf.buffer, m.buf.byteOffset, m.buf.byteLength));
       feed.end();
