@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// npm run bench:stages [-- --size 200] [--rounds 2]
+// Where a scan's time goes, per line of the generated bench log: decoding lines from bytes, JSON.parse alone,
+// JSON.parse + normalizeAuditEvent, dedup and aggregation of events normalised beforehand, and all of
+// ScanState.addLine. One thread, in process, best of 5; each stage in its own child process (a stage that keeps
+// 280,000 events alive beside it slows the others' garbage collection). Timing lives here only.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchLogPath } from './log-path.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = join(here, '..', 'dist');
+const STAGES = ['decode', 'parse', 'normalize', 'aggregate', 'addLine'];
+
+if (process.argv[2] === '--stage') {
+  const [, , , stage, file] = process.argv;
+  const { ScanState } = await import(pathToFileURL(join(dist, 'analyze', 'scan-state.js')).href);
+  const { normalizeAuditEvent } = await import(pathToFileURL(join(dist, 'model', 'audit-event.js')).href);
+  const buf = readFileSync(file);
+  const lines = [];
+  for (let p = 0; ; ) {
+    const nl = buf.indexOf(10, p);
+    if (nl < 0) break;
+    lines.push(buf.toString('utf8', p, nl));
+    p = nl + 1;
+  }
+  const id = () => '(none)';
+  const events = stage === 'aggregate' ? lines.map((l) => normalizeAuditEvent(JSON.parse(l), id).value) : null;
+  const run = {
+    decode: () => {
+      let n = 0;
+      for (let p = 0; ; ) {
+        const nl = buf.indexOf(10, p);
+        if (nl < 0) break;
+        n += buf.toString('utf8', p, nl).length;
+        p = nl + 1;
+      }
+      return n;
+    },
+    parse: () => lines.reduce((n, l) => n + JSON.parse(l).verb.length, 0),
+    normalize: () => lines.reduce((n, l) => n + normalizeAuditEvent(JSON.parse(l), id).value.verb.length, 0),
+    aggregate: () => {
+      const st = new ScanState('/registry');
+      st.beginInput('x');
+      for (const e of events) st.addAuditEvent(e);
+      st.endInput();
+      st.finishPending();
+    },
+    addLine: () => {
+      const st = new ScanState('/registry');
+      st.beginInput('x');
+      for (let i = 0; i < lines.length; i++) st.addLine(i + 1, lines[i], true, false);
+      st.endInput();
+      st.finishPending();
+    },
+  }[stage];
+  let best = Infinity;
+  for (let r = 0; r < 5; r++) {
+    const t0 = process.hrtime.bigint();
+    run();
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / lines.length);
+  }
+  console.log(JSON.stringify({ stage, nsPerLine: Math.round(best), lines: lines.length }));
+  process.exit(0);
+}
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i < 0 ? dflt : process.argv[i + 1];
+};
+const sizeMb = Number(arg('size', 200));
+const rounds = Number(arg('rounds', 2));
+const dir = join(tmpdir(), 'audit-scan-bench');
+mkdirSync(dir, { recursive: true });
+const log = benchLogPath(dir, sizeMb);
+if (!existsSync(log)) spawnSync(process.execPath, [join(here, 'generate.mjs'), log, String(sizeMb)], { stdio: 'inherit' });
+const results = new Map(STAGES.map((s) => [s, []]));
+for (let r = 0; r < rounds; r++) {
+  for (const s of STAGES) {
+    const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--stage', s, log], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    if (out.status !== 0) throw new Error(`stage ${s} failed: ${out.stderr}`);
+    results.get(s).push(JSON.parse(out.stdout).nsPerLine);
+  }
+}
+console.log(`per line of ${log} (one thread, best of 5, ${rounds} rounds):`);
+for (const [s, xs] of results) console.log(`${s.padEnd(10)} ${xs.map((x) => `${(x / 1000).toFixed(2)} µs`).join('  ')}`);
