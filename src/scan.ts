@@ -5,7 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { ScanState, type InputStats, type SkipListener } from './analyze/scan-state.js';
 import { createDocumentReader } from './input/json-document.js';
-import { LineSplitter } from './input/lines.js';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './input/lines.js';
 import { promises as fsp } from 'node:fs';
 import { describeFsError, openRaw, readBytes, type Source } from './input/sources.js';
 import type { ScanPool } from './parallel/pool.js';
@@ -247,12 +247,21 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
   const pool = await getPool();
   const idx = state.addInput(src.name);
   state.inputs[idx]!.gzip = gzip;
-  let parts: Buffer[] = [first];
-  let size = first.length;
+  let parts: Buffer[] = [];
+  let size = 0;
   // Chunks end at the first newline at or after each multiple of chunkBytes of the stream, so where a
   // stream is cut depends on its bytes only, not on how reads happened to arrive (pipes vary run to run).
   let consumed = 0; // stream offset of parts[0]
   let nextCut = chunkBytes;
+  const advance = (n: number): void => {
+    consumed += n;
+    while (nextCut <= consumed) nextCut += chunkBytes;
+  };
+  // A line longer than maxLineBytes is not held (as LineSplitter does on one thread): the chunk before it is cut
+  // at its start, its bytes are counted until its newline, and it is recorded as skipped.
+  const maxLine = o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  let partial = 0; // bytes after the last newline held
+  let longBytes: number | null = null;
 
   let firstOfInput = true;
   let beforeMs: number | null = null; // the latest event time at the end of the previous chunk
@@ -273,28 +282,56 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
       const nl = all.indexOf(10, Math.max(0, from - 1));
       if (nl < 0) break;
       await submit(copyOf(all.subarray(0, nl + 1)));
-      consumed += nl + 1;
-      while (nextCut <= consumed) nextCut += chunkBytes;
+      advance(nl + 1);
       all = all.subarray(nl + 1);
     }
     if (final && all.length > 0) {
       await submit(copyOf(all));
-      consumed += all.length;
+      advance(all.length);
       all = all.subarray(all.length);
     }
     // The rest is copied out of the buffer it was cut from, so that buffer can go.
     parts = all.length === 0 ? [] : all === whole ? [all] : [Buffer.from(all)];
     size = all.length;
   };
+  const take = async (chunk: Buffer): Promise<void> => {
+    if (longBytes !== null) {
+      const nl = chunk.indexOf(10);
+      if (nl < 0) {
+        longBytes += chunk.length;
+        advance(chunk.length);
+        return;
+      }
+      state.skipLongLine(idx, longBytes + nl);
+      longBytes = null;
+      advance(nl + 1);
+      chunk = chunk.subarray(nl + 1);
+      if (chunk.length === 0) return;
+    }
+    parts.push(chunk);
+    size += chunk.length;
+    const last = chunk.lastIndexOf(10);
+    partial = last < 0 ? partial + chunk.length : chunk.length - last - 1;
+    // Only a chunk with a newline can complete a cut: a long line is joined once, not at every read.
+    if (last >= 0 && size >= chunkBytes) await flush(false);
+    if (partial > maxLine) {
+      const held = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+      const lineStart = held.length - partial;
+      if (lineStart > 0) await submit(copyOf(held.subarray(0, lineStart)));
+      advance(held.length);
+      longBytes = partial;
+      parts = [];
+      size = 0;
+      partial = 0;
+    }
+  };
   try {
-    if (size >= chunkBytes) await flush(false);
+    await take(first);
     for (;;) {
       const n = await gen.next();
       if (n.done) break;
-      parts.push(n.value);
-      size += n.value.length;
       o.onBytes?.(n.value.length);
-      if (size >= chunkBytes) await flush(false);
+      await take(n.value);
       if (o.shouldStop?.()) break;
     }
   } catch (err) {
@@ -302,6 +339,7 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
     state.inputs[idx]!.error = message;
     failures.push({ name: src.name, message });
   } finally {
+    if (longBytes !== null) state.skipLongLine(idx, longBytes);
     if (size > 0) await flush(true);
     await pool.drain();
     if (src.path !== null) raw.destroy();

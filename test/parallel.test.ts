@@ -11,7 +11,7 @@ import { mulberry32 } from '../fixtures/prng.mjs';
 
 /** Runs the CLI in-process. With `pieces`, stdin arrives in writes of those sizes, one per event-loop turn, so
  * the reads land on other byte offsets than one whole write gives. */
-async function scan(args: string[], splitBytes: number, stdin: Buffer | null = null, pieces: number[] | null = null): Promise<string> {
+async function scan(args: string[], splitBytes: number, stdin: Buffer | null = null, pieces: number[] | null = null, env: Record<string, string> = {}): Promise<string> {
   let out = '';
   const stdout = new Writable({ write: (c, _e, cb) => ((out += c), cb()) });
   const stderr = new Writable({ write: (_c, _e, cb) => cb() });
@@ -30,7 +30,7 @@ async function scan(args: string[], splitBytes: number, stdin: Buffer | null = n
       input.end();
     })();
   }
-  const code = await run(['-o', 'json', ...args], { stdin: input, stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, columns: undefined, env: { AUDIT_SCAN_MIN_SPLIT_BYTES: String(splitBytes) } });
+  const code = await run(['-o', 'json', ...args], { stdin: input, stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, columns: undefined, env: { AUDIT_SCAN_MIN_SPLIT_BYTES: String(splitBytes), ...env } });
   expect(code).toBe(0);
   return out;
 }
@@ -165,5 +165,26 @@ describe('random logs in time order', () => {
     for (const j of ['2', '3']) expect(await scan(['-j', j, file], 1 << 12)).toBe(one);
     const piped = await scan(['-j', '2', '-'], 1 << 12, bytes, [3000, 77]);
     expect(piped).toBe(await scan(['-j', '1', '-'], 1 << 12, bytes));
+  });
+});
+
+describe('lines over the length cap in a stream', () => {
+  it('are counted as skipped without being held, as on one thread, also the last one without a newline', async () => {
+    // 60 events; after every 20th, a 25,000-byte line (the cap is 10,000); the input ends in a fourth one.
+    const long = (i: number) => auditLine({ auditID: `long-${i}`, userAgent: 'x'.repeat(25_000) });
+    const lines: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      lines.push(auditLine({ auditID: `e${i}` }));
+      if (i % 20 === 19) lines.push(long(i));
+    }
+    const bytes = Buffer.from(lines.join('\n') + '\n' + long(99));
+    const env = { AUDIT_SCAN_MAX_LINE_BYTES: '10000' };
+    const one = await scan(['-j', '1', '-'], 1 << 12, bytes, null, env);
+    const r = JSON.parse(one);
+    expect(r.totals.requests).toBe(60);
+    expect(r.inputs[0]).toMatchObject({ lines: 64, skippedLines: 4 });
+    expect(Object.values(r.inputs[0].skipReasons as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(4);
+    expect(Object.keys(r.inputs[0].skipReasons).every((k) => /^line too long \(25\d{3} bytes\)$/.test(k))).toBe(true);
+    for (const pieces of [[4096], [1000, 17, 30000, 5]]) expect(await scan(['-j', '2', '-'], 1 << 12, bytes, pieces, env)).toBe(one);
   });
 });

@@ -468,6 +468,15 @@ export class ScanState {
     this.onSkip?.(inp.name, where, reason, text);
   }
 
+  /** Records a line of input `inputIndex` too long to hold, found by a stream reader outside any segment (the
+   * same count and reason a segment's LineSplitter gives). */
+  skipLongLine(inputIndex: number, bytes: number): void {
+    const inp = this.inputs[inputIndex]!;
+    inp.lines++;
+    inp.skippedLines++;
+    bump(inp.skipReasons, `line too long (${bytes} bytes)`);
+  }
+
   /** Records a line that could not be delivered whole (too long, unreadable tail). */
   skipRawLine(lineNo: number, reason: string, excerpt: string): void {
     const inp = this.cur().input;

@@ -26,6 +26,7 @@ export interface ScanConfig {
   strict: boolean;
   threads: number;
   minSplitBytes: number | undefined;
+  maxLineBytes: number | undefined;
   maxGroups: number;
   /** --redact: null = off; otherwise the key (null key inside = random per run) */
   redact: { key: string | null } | null;
@@ -91,6 +92,9 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
   // For tests: split files and streams smaller than the default 32 MB.
   const split = e.env.AUDIT_SCAN_MIN_SPLIT_BYTES;
   const minSplitBytes = split !== undefined && /^\d+$/.test(split) ? Number(split) : undefined;
+  // For tests: a smaller cap on one line than the default 256 MB.
+  const maxLine = e.env.AUDIT_SCAN_MAX_LINE_BYTES;
+  const maxLineBytes = maxLine !== undefined && /^\d+$/.test(maxLine) ? Number(maxLine) : undefined;
   const timeFlag = (name: string, v: unknown): number | null => {
     if (v === undefined) return null;
     const ms = parseTimeFlag(String(v), nowMs);
@@ -128,6 +132,7 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     strict: raw.strict === true,
     threads,
     minSplitBytes,
+    maxLineBytes,
     maxGroups,
     time,
     redact: raw.redact === true || raw.redactKey !== undefined ? { key: raw.redactKey === undefined ? null : String(raw.redactKey) } : null,

@@ -46,7 +46,9 @@ export class LineSplitter {
       if (nl < 0) break;
       let end = nl;
       if (end > pos && chunk[end - 1] === 13) end--;
-      this.onLine(chunk, pos, end, ++this.lineNo, true);
+      // The cap holds however the bytes arrived: also for a line that came whole in one chunk.
+      if (nl - pos > this.maxLineBytes) this.onLong(++this.lineNo, nl - pos, chunk.subarray(pos, pos + 200));
+      else this.onLine(chunk, pos, end, ++this.lineNo, true);
       pos = nl + 1;
     }
     if (pos < len) this.hold(chunk.subarray(pos));

@@ -45,6 +45,7 @@ export async function runScan(
     shouldStop,
     threads: cfg.threads,
     minSplitBytes: cfg.minSplitBytes,
+    maxLineBytes: cfg.maxLineBytes,
     maxGroups: cfg.maxGroups,
     onBytes: progress === null ? undefined : (n) => progress.add(n),
   });
