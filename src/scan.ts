@@ -315,10 +315,18 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
     // Only a chunk with a newline can complete a cut: a long line is joined once, not at every read.
     if (last >= 0 && size >= chunkBytes) await flush(false);
     if (partial > maxLine) {
-      const held = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
-      const lineStart = held.length - partial;
-      if (lineStart > 0) await submit(copyOf(held.subarray(0, lineStart)));
-      advance(held.length);
+      // Submit what comes before the long line; join only the parts that hold it, not the line.
+      const lineStart = size - partial;
+      if (lineStart > 0) {
+        const before: Buffer[] = [];
+        for (let i = 0, n = 0; n < lineStart; i++) {
+          const p = parts[i]!;
+          before.push(p.subarray(0, Math.min(p.length, lineStart - n)));
+          n += p.length;
+        }
+        await submit(copyOf(Buffer.concat(before, lineStart)));
+      }
+      advance(size);
       longBytes = partial;
       parts = [];
       size = 0;

@@ -67,8 +67,15 @@ export class LineSplitter {
     }
     if (this.partBytes + b.length > this.maxLineBytes) {
       this.overflow = true;
-      const all = Buffer.concat(this.parts);
-      this.overflowHead = all.subarray(0, 200);
+      // Only the first 200 bytes are kept (for the message), so join no more parts than those take.
+      const first: Buffer[] = [];
+      let n = 0;
+      for (const p of [...this.parts, b]) {
+        if (n >= 200) break;
+        first.push(p);
+        n += p.length;
+      }
+      this.overflowHead = Buffer.from(Buffer.concat(first).subarray(0, 200));
       this.overflowBytes = this.partBytes + b.length;
       this.parts = [];
       this.partBytes = 0;
