@@ -5,7 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { ScanState, type InputStats, type SkipListener } from './analyze/scan-state.js';
 import { createDocumentReader } from './input/json-document.js';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './input/lines.js';
+import { DEFAULT_MAX_LINE_BYTES, leadingBytes, LineSplitter } from './input/lines.js';
 import { promises as fsp } from 'node:fs';
 import { describeFsError, openRaw, readBytes, type Source } from './input/sources.js';
 import type { ScanPool } from './parallel/pool.js';
@@ -317,15 +317,7 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
     if (partial > maxLine) {
       // Submit what comes before the long line; join only the parts that hold it, not the line.
       const lineStart = size - partial;
-      if (lineStart > 0) {
-        const before: Buffer[] = [];
-        for (let i = 0, n = 0; n < lineStart; i++) {
-          const p = parts[i]!;
-          before.push(p.subarray(0, Math.min(p.length, lineStart - n)));
-          n += p.length;
-        }
-        await submit(copyOf(Buffer.concat(before, lineStart)));
-      }
+      if (lineStart > 0) await submit(copyOf(leadingBytes(parts, lineStart)));
       advance(size);
       longBytes = partial;
       parts = [];

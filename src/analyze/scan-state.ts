@@ -234,7 +234,7 @@ export class ScanState {
    * an ID may stand in it twice), so that a segment's dedup looks back across its start as one thread's does */
   private lookBackInput = -1;
   private readonly lookBack = new Map<string, number>();
-  private lookBackRing: Array<string | undefined> = [];
+  private lookBackRing: string[] = [];
   private lookBackPos = 0;
 
   constructor(
@@ -316,14 +316,15 @@ export class ScanState {
     return input;
   }
 
-  /** Ends the current segment; its finished etcd reads go to this state's aggregates. */
-  endSegment(): SegmentResult {
+  /** Ends the current segment; its finished etcd reads go to this state's aggregates. `withTail`: list its last
+   * final-stage IDs for the next segment's look-back (not needed when no segment of the input follows). */
+  endSegment(withTail = true): SegmentResult {
     const g = this.cur();
     const edges = g.etcd.endSegment();
     this.etcd.merge(g.etcd);
     this.segment = null;
     const tail: string[] = [];
-    for (let i = 0; i < RECENT_TERMINALS; i++) {
+    for (let i = 0; withTail && i < RECENT_TERMINALS; i++) {
       const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
       if (id !== undefined) tail.push(id);
     }
@@ -394,9 +395,7 @@ export class ScanState {
   /** Ends the input begun with beginInput(). */
   endInput(): void {
     if (this.segment === null) return;
-    const r = this.endSegment();
-    r.tail = []; // the input's only segment: nothing follows it
-    this.reconcile(r);
+    this.reconcile(this.endSegment(false)); // the input's only segment: no look-back is needed after it
   }
 
   /** Ends the scan: closes every input's last etcd tail, and counts requests that never showed a final stage

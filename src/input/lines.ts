@@ -6,6 +6,19 @@ export type LineSink = (buf: Buffer, start: number, end: number, lineNo: number,
 /** Receives a line that was too long to keep. */
 export type LongLineSink = (lineNo: number, bytes: number, head: Buffer) => void;
 
+/** A copy of the first `n` bytes of `parts` (fewer if they hold fewer), joining only the parts it needs: a long
+ * line's excerpt, or what comes before it, without copying the line. */
+export function leadingBytes(parts: Buffer[], n: number): Buffer {
+  const take: Buffer[] = [];
+  let got = 0;
+  for (let i = 0; i < parts.length && got < n; i++) {
+    const p = parts[i]!.subarray(0, n - got);
+    take.push(p);
+    got += p.length;
+  }
+  return Buffer.concat(take, got);
+}
+
 /** Default cap on one line: far above the 5 MB lines real logs carry, far below memory trouble. */
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 
@@ -67,15 +80,8 @@ export class LineSplitter {
     }
     if (this.partBytes + b.length > this.maxLineBytes) {
       this.overflow = true;
-      // Only the first 200 bytes are kept (for the message), so join no more parts than those take.
-      const first: Buffer[] = [];
-      let n = 0;
-      for (const p of [...this.parts, b]) {
-        if (n >= 200) break;
-        first.push(p);
-        n += p.length;
-      }
-      this.overflowHead = Buffer.from(Buffer.concat(first).subarray(0, 200));
+      // Only the first 200 bytes are kept, for the message (a copy: a view would keep the line alive).
+      this.overflowHead = leadingBytes([...this.parts, b], 200);
       this.overflowBytes = this.partBytes + b.length;
       this.parts = [];
       this.partBytes = 0;
