@@ -214,8 +214,12 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     firstSeen: formatTimestamp(firstMs),
     lastSeen: formatTimestamp(lastMs),
   }));
-  const firstMs = Math.min(...state.inputs.map((i) => i.firstMs ?? Infinity));
-  const lastMs = Math.max(...state.inputs.map((i) => i.lastMs ?? -Infinity));
+  let firstMs = Infinity;
+  let lastMs = -Infinity;
+  for (const i of state.inputs) {
+    if (i.firstMs !== null && i.firstMs < firstMs) firstMs = i.firstMs;
+    if (i.lastMs !== null && i.lastMs > lastMs) lastMs = i.lastMs;
+  }
 
   const etcdRanges = summarizeEtcd(etcdAggs);
   const report: ScanReport = {

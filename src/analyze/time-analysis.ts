@@ -4,7 +4,7 @@
 
 import { resourceKeyOf, type ScanState } from './scan-state.js';
 import type { GroupReport } from './report.js';
-import { TimeSeries } from './time-series.js';
+import { TimeSeries, lowerBound, maxIn, medianWithZeros, sortedBuckets, squeezeSparse } from './time-series.js';
 import type { ReadGroup } from './read-groups.js';
 import { clientName } from './report.js';
 
@@ -94,15 +94,6 @@ export interface Timeline {
   series: Array<{ key: string; points: Array<[string, number]> }>;
 }
 
-/** Counts of a series per second in [from, to) at its own width, zeros included. */
-function dense(s: TimeSeries, fromMs: number, toMs: number): number[] {
-  const a = Math.floor(fromMs / s.widthMs);
-  const b = Math.ceil(toMs / s.widthMs);
-  const out: number[] = [];
-  for (let i = a; i < b; i++) out.push(s.buckets.get(i) ?? 0);
-  return out;
-}
-
 function median(xs: number[]): number {
   if (xs.length === 0) return 0;
   const s = [...xs].sort((a, b) => a - b);
@@ -112,13 +103,12 @@ function median(xs: number[]): number {
 /** Downsamples counts to at most `n` values (max per slot), for a sparkline. */
 export function squeeze(xs: number[], n: number): number[] {
   if (xs.length <= n) return xs;
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const a = Math.floor((i * xs.length) / n);
-    const b = Math.max(a + 1, Math.floor(((i + 1) * xs.length) / n));
-    out.push(Math.max(...xs.slice(a, b)));
-  }
-  return out;
+  return squeezeSparse(
+    xs.map((v, i) => [i, v] as [number, number]),
+    0,
+    xs.length,
+    n,
+  );
 }
 
 /** Runs of buckets (as [firstIndex, lastIndex]) where `hot(i)` holds, joined across gaps ≤ joinBuckets. */
@@ -176,23 +166,24 @@ type GroupIndex = Map<string, { report: GroupReport; raw: ReadGroup }>;
 /** Relist storms: a resource listed far above its usual rate, with who did it and how much went to etcd. */
 export function findStorms(state: ScanState, groups: GroupIndex): StormFinding[] {
   const out: StormFinding[] = [];
-  const logStart = state.time.all.buckets.size > 0 ? Math.min(...state.time.all.buckets.keys()) * state.time.all.widthMs : 0;
-  const logEnd = state.time.all.buckets.size > 0 ? (Math.max(...state.time.all.buckets.keys()) + 1) * state.time.all.widthMs : 0;
+  const [logStart, logEnd] = spanOf(state.time.all);
   for (const [resource, s] of state.time.listsByResource) {
     if (s.buckets.size === 0) continue;
-    const perSec = 1000 / s.widthMs;
-    const keys = [...s.buckets.keys()].sort((a, b) => a - b);
-    // The usual rate is the median over the whole log, quiet seconds included.
-    const rates = dense(s, Math.min(logStart, keys[0]! * s.widthMs), Math.max(logEnd, (keys[keys.length - 1]! + 1) * s.widthMs)).map((n) => n * perSec);
-    const threshold = Math.max(STORM_MIN_RATE, STORM_BASELINE_FACTOR * median(rates));
-    const hot = keys.filter((k) => (s.buckets.get(k) ?? 0) * perSec >= threshold);
-    for (const [a, b] of runs(hot, Math.max(0, Math.round(STORM_JOIN_MS / s.widthMs) - 1))) {
-      const fromMs = a * s.widthMs;
-      const toMs = (b + 1) * s.widthMs;
+    const w = s.widthMs;
+    const perSec = 1000 / w;
+    const pts = sortedBuckets(s);
+    const firstIdx = pts[0]![0];
+    const lastIdx = pts[pts.length - 1]![0];
+    // The usual rate is the median over the whole log, quiet seconds included (counted, not materialised).
+    const usual = medianWithZeros(pts, Math.min(Math.floor(logStart / w), firstIdx), Math.max(Math.ceil(logEnd / w), lastIdx + 1)) * perSec;
+    const threshold = Math.max(STORM_MIN_RATE, STORM_BASELINE_FACTOR * usual);
+    const hot = pts.filter(([, n]) => n * perSec >= threshold).map(([k]) => k);
+    for (const [a, b] of runs(hot, Math.max(0, Math.round(STORM_JOIN_MS / w) - 1))) {
+      const fromMs = a * w;
+      const toMs = (b + 1) * w;
       const requests = s.sumIn(fromMs, toMs);
       if (requests < STORM_MIN_REQUESTS) continue;
-      const window = dense(s, fromMs, toMs);
-      const peak = round1(Math.max(...window) * perSec);
+      const peak = round1(maxIn(pts, a, b + 1) * perSec);
       const clients: StormClient[] = [];
       let etcdWeighted = 0;
       let weight = 0;
@@ -216,7 +207,7 @@ export function findStorms(state: ScanState, groups: GroupIndex): StormFinding[]
         kind: 'list-storm',
         severity: toEtcd ? (peak >= 100 || requests >= 1000 ? 'high' : 'medium') : 'low',
         summary:
-          `${requests} ${resource} lists in ${span} s (${iso(fromMs)} – ${iso(toMs)}), peak ${peak}/s against a usual ${round1(median(rates))}/s; ` +
+          `${requests} ${resource} lists in ${span} s (${iso(fromMs)} – ${iso(toMs)}), peak ${peak}/s against a usual ${round1(usual)}/s; ` +
           (etcdShare === null ? 'served from an unknown mix of cache and etcd' : toEtcd ? `${Math.round(etcdShare * 100)}% went to etcd` : `${Math.round((1 - etcdShare) * 100)}% served from the watch cache (harmless for etcd)`) +
           (top ? `. Top: ${top}` : '') +
           (fromMs <= logStart ? '. The log begins inside this storm.' : '.'),
@@ -232,23 +223,46 @@ export function findStorms(state: ScanState, groups: GroupIndex): StormFinding[]
         etcdShare,
         beganBeforeLog: fromMs <= logStart,
         endedAfterLog: toMs >= logEnd,
-        sparkline: squeeze(dense(s, fromMs - 10 * s.widthMs, toMs + 10 * s.widthMs), 60),
+        sparkline: squeezeSparse(pts, a - 10, b + 11, 60),
       });
     }
   }
   return out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.resource < b.resource ? -1 : 1));
 }
 
+/** [start, end) in ms of a series' non-empty buckets, or [0, 0] when empty; a loop, not Math.min(...keys). */
+function spanOf(s: TimeSeries): [number, number] {
+  if (s.buckets.size === 0) return [0, 0];
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const k of s.buckets.keys()) {
+    if (k < lo) lo = k;
+    if (k > hi) hi = k;
+  }
+  return [lo * s.widthMs, (hi + 1) * s.widthMs];
+}
+
 /** Peak of the expected per-bucket rate when every request moves earlier by a uniform jitter of `jitterS`. */
 export function peakWithJitter(counts: number[], widthMs: number, jitterS: number): number {
+  return peakWithJitterSparse(
+    counts.map((v, i) => [i, v] as [number, number]).filter(([, v]) => v > 0),
+    widthMs,
+    jitterS,
+  );
+}
+
+/** peakWithJitter() over sorted non-empty buckets: the best window of k buckets starts at a non-empty one, so a
+ * two-pointer sweep over the non-empty buckets finds it in O(n), whatever the span or the jitter. */
+export function peakWithJitterSparse(pts: ReadonlyArray<readonly [number, number]>, widthMs: number, jitterS: number): number {
   // Each request spreads over jitterS seconds: as buckets, over k = jitterS·1000/width of them.
   const k = Math.max(1, Math.round((jitterS * 1000) / widthMs));
-  const padded = new Array(k).fill(0).concat(counts, new Array(k).fill(0)) as number[];
   let best = 0;
-  for (let i = 0; i + k <= padded.length; i++) {
-    let s = 0;
-    for (let j = 0; j < k; j++) s += padded[i + j]!;
-    best = Math.max(best, s / k);
+  let sum = 0;
+  let j = 0;
+  for (let i = 0; i < pts.length; i++) {
+    while (j < pts.length && pts[j]![0] < pts[i]![0] + k) sum += pts[j++]![1];
+    best = Math.max(best, sum / k);
+    sum -= pts[i]![1];
   }
   return (best * 1000) / widthMs;
 }
@@ -257,25 +271,34 @@ export function peakWithJitter(counts: number[], widthMs: number, jitterS: numbe
 export function findTokenWaves(state: ScanState): TokenFinding | null {
   const s = state.time.tokens;
   if (s.buckets.size === 0) return null;
-  const perSec = 1000 / s.widthMs;
-  const keys = [...s.buckets.keys()].sort((a, b) => a - b);
-  const waveRuns = runs(keys, Math.max(0, Math.round(WAVE_JOIN_MS / s.widthMs) - 1)).filter(([a, b]) => s.sumIn(a * s.widthMs, (b + 1) * s.widthMs) >= WAVE_MIN_REQUESTS);
+  const w = s.widthMs;
+  const perSec = 1000 / w;
+  const pts = sortedBuckets(s);
+  const keys = pts.map(([k]) => k);
+  const waveRuns = runs(keys, Math.max(0, Math.round(WAVE_JOIN_MS / w) - 1)).filter(([a, b]) => s.sumIn(a * w, (b + 1) * w) >= WAVE_MIN_REQUESTS);
   if (waveRuns.length === 0) return null;
   const waves: Wave[] = [];
   const centroids: number[] = [];
+  let firstWave: Array<[number, number]> = [];
   for (const [a, b] of waveRuns) {
-    const fromMs = a * s.widthMs;
-    const toMs = (b + 1) * s.widthMs;
-    const counts = dense(s, fromMs, toMs);
-    const n = counts.reduce((x, y) => x + y, 0);
+    const inWave = pts.slice(lowerBound(pts, a), lowerBound(pts, b + 1));
+    if (waves.length === 0) firstWave = inWave;
+    let n = 0;
     let c = 0;
-    counts.forEach((v, i) => (c += v * (fromMs + (i + 0.5) * s.widthMs)));
+    let peak = 0;
+    for (const [k, v] of inWave) {
+      n += v;
+      c += v * ((k + 0.5) * w);
+      if (v > peak) peak = v;
+    }
     centroids.push(c / n);
-    waves.push({ start: iso(fromMs), end: iso(toMs), requests: n, peakPerSecond: round1(Math.max(...counts) * perSec) });
+    waves.push({ start: iso(a * w), end: iso((b + 1) * w), requests: n, peakPerSecond: round1(peak * perSec) });
   }
   const diffs = centroids.slice(1).map((c, i) => (c - centroids[i]!) / 1000);
   const period = diffs.length > 0 ? round1(median(diffs)) : null;
-  const spread = diffs.length > 0 ? round1(Math.max(...diffs.map((d) => Math.abs(d - period!)))) : null;
+  let worst = 0;
+  for (const d of diffs) worst = Math.max(worst, Math.abs(d - period!));
+  const spread = diffs.length > 0 ? round1(worst) : null;
   let ttl = DEFAULT_TOKEN_TTL_S;
   let ttlSource: TokenFinding['ttlSource'] = 'default';
   if (state.time.tokenTtls.size > 0) {
@@ -287,21 +310,21 @@ export function findTokenWaves(state: ScanState): TokenFinding | null {
   const lastC = centroids[centroids.length - 1]!;
   const nextWaveAt = iso(lastC + expected * 1000);
   // What-if from the first wave, the closest to the pods' start times.
-  const [a0, b0] = waveRuns[0]!;
-  const firstCounts = dense(s, a0 * s.widthMs, (b0 + 1) * s.widthMs);
   const proposed = Math.min(0.1 * ttl, 300);
-  const cur = peakWithJitter(firstCounts, s.widthMs, KUBELET_MAX_JITTER_S);
-  const prop = peakWithJitter(firstCounts, s.widthMs, proposed);
+  const cur = peakWithJitterSparse(firstWave, w, KUBELET_MAX_JITTER_S);
+  const prop = peakWithJitterSparse(firstWave, w, proposed);
   const accounts = [...state.time.tokenAccounts.entries()].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
   const namespaces = [...new Set(accounts.map(([k]) => k.split('/')[0]!))].sort();
-  const biggest = Math.max(...waves.map((w) => w.peakPerSecond));
+  let biggest = 0;
+  for (const wv of waves) biggest = Math.max(biggest, wv.peakPerSecond);
   const sev: TokenFinding['severity'] = waves.length >= 2 && biggest >= 50 ? 'high' : waves.length >= 2 && biggest >= 10 ? 'medium' : waves.length >= 2 ? 'low' : 'info';
   const periodText = period === null ? 'one wave only, so no period yet' : `every ${period} s (±${spread} s; the kubelet rule gives ${expected} s for a ${ttl} s token)`;
+  const listed = waves.length <= 12 ? waves : [...waves.slice(0, 6), ...waves.slice(-6)];
   return {
     kind: 'token-refresh-storm',
     severity: sev,
     summary:
-      `${waves.length} TokenRequest wave${waves.length === 1 ? '' : 's'} (${waves.map((w) => `${w.requests} at ${w.start.slice(11, 19)}, peak ${w.peakPerSecond}/s`).join('; ')}), ${periodText}. ` +
+      `${waves.length} TokenRequest wave${waves.length === 1 ? '' : 's'} (${listed.map((x) => `${x.requests} at ${x.start.slice(11, 19)}, peak ${x.peakPerSecond}/s`).join('; ')}${listed.length < waves.length ? `; … ${waves.length - listed.length} more` : ''}), ${periodText}. ` +
       `Next wave expected about ${nextWaveAt}. With the kubelet's ${KUBELET_MAX_JITTER_S} s jitter the first wave's pods refresh at up to ${round1(cur)}/s; a jitter of min(10% TTL, 5 min) = ${round1(proposed)} s would cut that to ${round1(prop)}/s.`,
     fix: 'Spread pod starts (rollout maxSurge, staggered DaemonSet updates); a kubelet with a TTL-proportional refresh jitter would flatten the waves (kubernetes/kubernetes#124646). Longer token TTLs lengthen the period but not the peak.',
     waves,
@@ -314,7 +337,7 @@ export function findTokenWaves(state: ScanState): TokenFinding | null {
     serviceAccounts: accounts.slice(0, 20).map(([serviceAccount, requests]) => ({ serviceAccount, requests })),
     namespaces: namespaces.slice(0, 50),
     jitter: { currentSeconds: KUBELET_MAX_JITTER_S, predictedPeakPerSecond: round1(cur), proposedSeconds: round1(proposed), predictedPeakWithProposed: round1(prop), peakReduction: prop > 0 ? round1(cur / prop) : 0 },
-    sparkline: squeeze(dense(s, keys[0]! * s.widthMs, (keys[keys.length - 1]! + 1) * s.widthMs), 60),
+    sparkline: squeezeSparse(pts, keys[0]!, keys[keys.length - 1]! + 1, 60),
   };
 }
 

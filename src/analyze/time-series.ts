@@ -79,3 +79,56 @@ export function reviveSeries(o: { buckets: Map<number, number>; widthMs: number 
   for (const [b, n] of o.buckets) t.buckets.set(b, n);
   return t;
 }
+
+// ---- sparse helpers: everything below costs O(non-empty buckets), never O(time span) -------------------
+
+/** A series' non-empty buckets as sorted [bucketIndex, count] pairs. */
+export function sortedBuckets(s: { buckets: Map<number, number> }): Array<[number, number]> {
+  return [...s.buckets.entries()].sort((x, y) => x[0] - y[0]);
+}
+
+/** The first index i with pts[i][0] >= idx (pts sorted by index). */
+export function lowerBound(pts: ReadonlyArray<readonly [number, number]>, idx: number): number {
+  let lo = 0;
+  let hi = pts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (pts[mid]![0] < idx) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The median of the counts of every bucket in [fromIdx, toIdx), empty buckets (zeros) included, without
+ * materialising the zeros: a 10-year span with 100 busy seconds costs what 100 seconds cost. */
+export function medianWithZeros(pts: ReadonlyArray<readonly [number, number]>, fromIdx: number, toIdx: number): number {
+  const total = toIdx - fromIdx;
+  if (total <= 0) return 0;
+  const nz: number[] = [];
+  for (let i = lowerBound(pts, fromIdx); i < pts.length && pts[i]![0] < toIdx; i++) nz.push(pts[i]![1]);
+  nz.sort((a, b) => a - b);
+  const zeros = total - nz.length;
+  const at = (k: number): number => (k < zeros ? 0 : nz[k - zeros]!);
+  return total % 2 ? at((total - 1) / 2) : (at(total / 2 - 1) + at(total / 2)) / 2;
+}
+
+/** Largest count in [fromIdx, toIdx) (0 when all empty). */
+export function maxIn(pts: ReadonlyArray<readonly [number, number]>, fromIdx: number, toIdx: number): number {
+  let m = 0;
+  for (let i = lowerBound(pts, fromIdx); i < pts.length && pts[i]![0] < toIdx; i++) if (pts[i]![1] > m) m = pts[i]![1];
+  return m;
+}
+
+/** The buckets [fromIdx, toIdx) squeezed to at most `n` values, each the largest count of its slot: the same
+ * slots as cutting the dense array in n equal parts, computed from the non-empty buckets only. */
+export function squeezeSparse(pts: ReadonlyArray<readonly [number, number]>, fromIdx: number, toIdx: number, n: number): number[] {
+  const len = Math.max(0, toIdx - fromIdx);
+  const out = new Array<number>(Math.min(len, n)).fill(0);
+  for (let i = lowerBound(pts, fromIdx); i < pts.length && pts[i]![0] < toIdx; i++) {
+    const j = pts[i]![0] - fromIdx;
+    // Slot i of n covers [floor(i·len/n), floor((i+1)·len/n)); bucket j falls in slot ceil((j+1)·n/len) − 1.
+    const slot = len <= n ? j : Math.floor(((j + 1) * n + len - 1) / len) - 1;
+    if (pts[i]![1] > out[slot]!) out[slot] = pts[i]![1];
+  }
+  return out;
+}

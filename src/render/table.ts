@@ -191,7 +191,7 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
     const all = r.timeline.series[0]!.points;
     const t0 = Date.parse(all[0]![0]);
     const t1 = Date.parse(all[all.length - 1]![0]);
-    const labelW = Math.min(40, Math.max(...r.timeline.series.map((s) => s.key.length)));
+    const labelW = Math.min(40, r.timeline.series.reduce((m, s) => Math.max(m, s.key.length), 0));
     const cols = Math.max(10, o.width - labelW - 10);
     for (const s of r.timeline.series) {
       // Dense per-column maxima over the whole window, so every line shares one time axis.
@@ -200,7 +200,7 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
         const i = t1 > t0 ? Math.min(cols - 1, Math.floor(((Date.parse(t) - t0) / (t1 - t0)) * cols)) : 0;
         bins[i] = Math.max(bins[i]!, n);
       }
-      const peak = Math.max(...bins) / r.timeline.bucketSeconds;
+      const peak = bins.reduce((m, x) => Math.max(m, x), 0) / r.timeline.bucketSeconds;
       out.push(`${truncate(safeText(s.key), labelW).padEnd(labelW)} ${c.cyan(sparkline(bins))} ${peak.toFixed(0)}/s`);
     }
     out.push('');
