@@ -1,7 +1,7 @@
 /*! Diagnostics on stderr only: per-input skip summaries, input errors, and --verbose per-line reasons. */
 
 import type { ScanReport } from './analyze/report.js';
-import { formatCount } from './analyze/report.js';
+import { formatCount, nothingRead } from './analyze/report.js';
 import { safeText, truncate } from './render/text-safety.js';
 
 /** Formats the end-of-scan summary lines (empty when nothing was skipped or failed). */
@@ -19,7 +19,18 @@ export function summarizeDiagnostics(r: ScanReport): string[] {
     }
     if (i.repairedLines > 0) out.push(`audit-scan: ${name}: repaired ${formatCount(i.repairedLines)} lines (invalid UTF-8 or NUL bytes)`);
     if (i.duplicateEvents > 0) out.push(`audit-scan: ${name}: ${formatCount(i.duplicateEvents)} duplicate events (same auditID and stage) counted once`);
+    if (i.looksLike !== null) out.push(`audit-scan: ${name}: no audit events or etcd entries (${safeText(i.looksLike)})`);
+    if (i.implausibleTimes > 0) {
+      const k = i.implausibleKinds;
+      const parts = [
+        k.zero ? `${formatCount(k.zero)} before 1971: Go's zero time 0001-01-01, the Unix epoch, or an unset clock` : '',
+        k.future ? `${formatCount(k.future)} more than a day in the future` : '',
+        k.far ? `${formatCount(k.far)} far from the rest of the input` : '',
+      ].filter((x) => x);
+      out.push(`audit-scan: ${name}: ${formatCount(i.implausibleTimes)} ${i.implausibleTimes === 1 ? 'event has a time that cannot' : 'events have times that cannot'} be real (${parts.join('; ')}); left out of the time analysis, counted everywhere else`);
+    }
   }
+  if (r.inputs.length > 1 && nothingRead(r)) out.push('audit-scan: nothing to analyse: no input held audit events or etcd entries');
   if (r.groupsCapped !== null) {
     const n = Object.values(r.groupsCapped.foldedRequests).reduce((a, b) => a + b, 0);
     out.push(`audit-scan: group cap hit (--max-groups): ${formatCount(r.groupsCapped.foldedGroups)} small groups with ${formatCount(n)} requests were folded into "other"; a kept group's count may be short by up to ${formatCount(r.groupsCapped.maxCountError)}`);

@@ -14,3 +14,8 @@ export class InputError extends Error {
 export class InternalError extends Error {
   override name = 'InternalError';
 }
+
+/** The user pressed Ctrl-C: exit 130 with the message. */
+export class InterruptedError extends Error {
+  override name = 'InterruptedError';
+}

@@ -21,7 +21,9 @@ export interface ReadOptions {
   /** called with each number of bytes read (by any thread), for the progress bar */
   onBytes?: (n: number) => void;
   maxLineBytes?: number;
-  /** set by SIGINT: stop reading and report what was read */
+  /** aborted by SIGINT: stop reading (also a read waiting on a terminal or a quiet pipe) and report what was read */
+  signal?: AbortSignal;
+  /** set by SIGINT: stop reading and report what was read (derived from `signal` when not given) */
   shouldStop?: () => boolean;
   /** worker threads for big plain files and for gzip or stdin streams; 1 = read on this thread */
   threads?: number;
@@ -88,6 +90,10 @@ export function sniffDocumentMode(head: Buffer): boolean {
 
 /** Reads every source into `state`. Returns the inputs that failed (unreadable, corrupt gzip). */
 export async function readSources(sources: Source[], state: ScanState, o: ReadOptions): Promise<InputFailure[]> {
+  if (o.shouldStop === undefined && o.signal !== undefined) {
+    const signal = o.signal;
+    o = { ...o, shouldStop: () => signal.aborted };
+  }
   const failures: InputFailure[] = [];
   const threads = o.threads ?? 1;
   const minSplit = o.minSplitBytes ?? MIN_SPLIT_BYTES;
@@ -112,7 +118,7 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
         const handled = await readParallel(src, state, o, getPool, minSplit, failures);
         if (handled) continue;
       }
-      await readSingle(src, state, failures, (inp) => readOne(src, state, o, () => (inp.gzip = true), (mode) => (inp.format = mode)));
+      await readSingle(src, state, failures, (inp) => readOne(src, state, o, () => (inp.gzip = true), (mode) => (inp.format = mode)), o.signal);
     }
     if (pool !== null) await (pool as ScanPool).close();
   } finally {
@@ -125,11 +131,13 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
 
 /** Reads a source as one segment on this thread; a failure (unreadable, corrupt gzip) is recorded on the input
  * and in `failures`, and what was read before it is kept. */
-async function readSingle(src: Source, state: ScanState, failures: InputFailure[], body: (inp: InputStats) => Promise<void>): Promise<void> {
+async function readSingle(src: Source, state: ScanState, failures: InputFailure[], body: (inp: InputStats) => Promise<void>, signal?: AbortSignal): Promise<void> {
   const inp = state.beginInput(src.name);
   try {
     await body(inp);
   } catch (err) {
+    // A read cut short by Ctrl-C is not a broken input.
+    if (signal?.aborted) return;
     const message = describeFsError(err);
     inp.error = message;
     failures.push({ name: src.name, message });
@@ -207,6 +215,7 @@ async function splitPoints(fh: fsp.FileHandle, size: number, parts: number): Pro
 /** A gzip file or stdin: this thread reads (and zlib inflates on the libuv pool); workers parse chunks. */
 async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions, getPool: () => Promise<ScanPool>, failures: InputFailure[], minSplit: number): Promise<boolean> {
   const raw = openRaw(src, o.stdin);
+  const unhook = destroyOnAbort(raw, o.signal);
   let gzip = false;
   const gen = readBytes(raw, () => (gzip = true))[Symbol.asyncIterator]();
   const chunkBytes = Math.min(minSplit, STREAM_CHUNK_BYTES);
@@ -239,9 +248,10 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
         await readChunks(src, state, { ...o, onBytes: undefined }, first === null ? rest : prepend(first, rest), (mode) => (inp.format = mode));
         if (readError !== undefined) throw readError;
       } finally {
+        unhook();
         if (src.path !== null) raw.destroy();
       }
-    });
+    }, o.signal);
     return true;
   }
   const pool = await getPool();
@@ -335,10 +345,13 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
       if (o.shouldStop?.()) break;
     }
   } catch (err) {
-    const message = describeFsError(err);
-    state.inputs[idx]!.error = message;
-    failures.push({ name: src.name, message });
+    if (!o.signal?.aborted) {
+      const message = describeFsError(err);
+      state.inputs[idx]!.error = message;
+      failures.push({ name: src.name, message });
+    }
   } finally {
+    unhook();
     if (longBytes !== null) state.skipLongLine(idx, longBytes);
     if (size > 0) await flush(true);
     await pool.drain();
@@ -375,11 +388,24 @@ export function newSegmentFeeder(state: ScanState, firstOfInput: boolean, maxLin
 
 async function readOne(src: Source, state: ScanState, o: ReadOptions, onGzip: () => void, onMode: (m: 'lines' | 'documents') => void): Promise<void> {
   const raw = openRaw(src, o.stdin);
+  const unhook = destroyOnAbort(raw, o.signal);
   try {
     await readChunks(src, state, o, readBytes(raw, onGzip), onMode);
   } finally {
+    unhook();
     if (src.path !== null) raw.destroy();
   }
+}
+
+/** On abort (SIGINT), destroys the stream so a read parked on a terminal or a silent pipe returns at once. */
+function destroyOnAbort(raw: Readable, signal: AbortSignal | undefined): () => void {
+  if (signal === undefined) return () => {};
+  const stop = (): void => {
+    raw.destroy();
+  };
+  if (signal.aborted) stop();
+  signal.addEventListener('abort', stop, { once: true });
+  return () => signal.removeEventListener('abort', stop);
 }
 
 /** The single-threaded reader: sniffs the mode from the first chunk, then feeds lines or documents. */

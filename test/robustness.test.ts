@@ -10,8 +10,9 @@ import type { ScanReport } from '../src/analyze/report.js';
 type Want = { lines: number; auditEvents: number; otherLines?: number; skippedLines: number; blankLines?: number; repairedLines?: number; requests: number; reasons?: Record<string, number>; code: number; error?: RegExp };
 
 const CATALOGUE: Array<[string, string, Want]> = [
-  ['1 an empty file', '01-empty.log', { lines: 0, auditEvents: 0, skippedLines: 0, requests: 0, code: 0 }],
-  ['2 a file with only a BOM', '02-bom-only.log', { lines: 1, auditEvents: 0, skippedLines: 0, blankLines: 1, requests: 0, code: 0 }],
+  // Nothing to analyse is not an all-clear (issue 11): exit 1, and stderr says what the input looked like.
+  ['1 an empty file', '01-empty.log', { lines: 0, auditEvents: 0, skippedLines: 0, requests: 0, code: 1 }],
+  ['2 a file with only a BOM', '02-bom-only.log', { lines: 1, auditEvents: 0, skippedLines: 0, blankLines: 1, requests: 0, code: 1 }],
   ['3 CRLF line endings', '03-crlf.log', { lines: 3, auditEvents: 3, skippedLines: 0, requests: 3, code: 0 }],
   ['4 invalid UTF-8 inside a string', '04-invalid-utf8.log', { lines: 2, auditEvents: 2, skippedLines: 0, repairedLines: 1, requests: 2, code: 0 }],
   ['5 NUL bytes (a NUL run before a line, and one inside a string)', '05-nul-bytes.log', { lines: 2, auditEvents: 2, skippedLines: 0, repairedLines: 2, requests: 2, code: 0 }],

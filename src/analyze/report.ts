@@ -11,6 +11,7 @@ import { buildTimeline, findRestarts, findStorms, findTokenWaves, type RestartFi
 import type { Redactor } from './redact.js';
 import { formatKubeVersion, inferKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
 import { formatTimestamp } from '../parse/time.js';
+import { describeInput, inputYielded } from './input-kind.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -29,11 +30,14 @@ export interface ReportOptions {
 }
 
 /** An input's counts in the JSON contract: InputStats with maps as objects and times as RFC 3339. */
-export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs'> & {
+export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs' | 'implausibleKinds' | 'sketch' | 'fingerprint' | 'sample'> & {
   skipReasons: Record<string, number>;
   otherKinds: Record<string, number>;
+  implausibleKinds: Record<string, number>;
   firstSeen: string | null;
   lastSeen: string | null;
+  /** set when the input gave no audit event and no etcd entry: what it looked like (the wrong file?) */
+  looksLike: string | null;
 };
 
 /** Where a figure came from. */
@@ -128,6 +132,8 @@ export interface ScanReport {
     clusterNodes: number;
     skippedLines: number;
     pendingEvicted: number;
+    /** requests left out because an earlier input holds the same ones (a copy of the same log) */
+    duplicateRequests: number;
     firstSeen: string | null;
     lastSeen: string | null;
   };
@@ -207,12 +213,14 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   gets.sort(compareGroups);
 
   // Spread keeps InputStats' key order, so the JSON fields stay in the documented order.
-  const inputs: InputReport[] = state.inputs.map(({ firstMs, lastMs, ...i }) => ({
+  const inputs: InputReport[] = state.inputs.map(({ firstMs, lastMs, sketch: _sketch, fingerprint: _fp, sample: _sample, ...i }, idx) => ({
     ...i,
     skipReasons: toObj(i.skipReasons),
     otherKinds: toObj(i.otherKinds),
+    implausibleKinds: toObj(i.implausibleKinds),
     firstSeen: formatTimestamp(firstMs),
     lastSeen: formatTimestamp(lastMs),
+    looksLike: inputYielded(state.inputs[idx]!) || i.error !== null ? null : describeInput(state.inputs[idx]!, i.name === '(stdin)'),
   }));
   let firstMs = Infinity;
   let lastMs = -Infinity;
@@ -243,6 +251,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
       clusterNodes,
       skippedLines: state.inputs.reduce((s, i) => s + i.skippedLines, 0),
       pendingEvicted: state.counters.pendingEvicted,
+      duplicateRequests: state.inputs.reduce((n, i) => n + i.duplicateRequests, 0),
       firstSeen: Number.isFinite(firstMs) ? formatTimestamp(firstMs) : null,
       lastSeen: Number.isFinite(lastMs) ? formatTimestamp(lastMs) : null,
     },
@@ -602,4 +611,9 @@ function buildFindings(report: ScanReport, lists: GroupReport[], gets: GroupRepo
   const rank: Record<Finding['severity'], number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
   out.sort((a, b) => rank[a.severity] - rank[b.severity] || (b.bytesReadTotal ?? 0) - (a.bytesReadTotal ?? 0) || (b.etcdRequests ?? 0) - (a.etcdRequests ?? 0));
   return out;
+}
+
+/** true when no input gave anything to analyse (the wrong files, or empty ones): the report must not read as an all-clear. */
+export function nothingRead(r: Pick<ScanReport, 'inputs'>): boolean {
+  return r.inputs.every((i) => i.looksLike !== null || i.error !== null);
 }

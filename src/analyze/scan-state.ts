@@ -12,6 +12,10 @@ import { ReadGroups, type GroupOverflow, type ReadGroup } from './read-groups.js
 import { TimeSeries, reviveSeries } from './time-series.js';
 import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
+import { implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
+import { fingerprintAdd, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
+import { describeJsonShape } from './input-kind.js';
+import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, type SpacingHistogram } from './gaps.js';
 
 /** Counts for one input (file or stdin). The JSON contract's inputs[] is built from this. */
 export interface InputStats {
@@ -32,6 +36,21 @@ export interface InputStats {
   error: string | null;
   firstMs: number | null;
   lastMs: number | null;
+  /** events whose times cannot be real (before 1971, a day in the future, far from the rest of the input) */
+  implausibleTimes: number;
+  implausibleKinds: Map<string, number>;
+  /** a bounded histogram of the input's plausible event times, for the "far from the rest" rule */
+  sketch: TimeSketch;
+  /** per-minute fingerprint of the requests counted, to find copies of one log given twice (fingerprint.ts) */
+  fingerprint: Fingerprint;
+  /** requests left out because an earlier input holds the same ones (a copy of the same log) */
+  duplicateRequests: number;
+  /** the earlier input this one copies (nearly all its requests are there), or null */
+  duplicateOf: string | null;
+  /** earlier inputs some of whose requests this one repeats (each counted once) */
+  overlaps: Array<{ input: string; requests: number }>;
+  /** the first line (or JSON keys) that was not an event: to say what the input looked like if it held none */
+  sample: string | null;
 }
 
 /** What a counted request looked like, for the DuckDB store. Reads carry their parsed query. */
@@ -51,6 +70,9 @@ export interface ScanSink {
   request(r: RequestRow): void;
   etcdRead(r: EtcdRead): void;
 }
+
+/** The start of the name given to an event without an auditID. */
+const NO_ID = '(no auditID ';
 
 /** How requests without a user agent are listed among the user agents. */
 export const NO_UA = '(no user agent) ';
@@ -97,17 +119,35 @@ interface Segment {
   firstT: number | null;
   lastT: number | null;
   gaps: Array<[number, number]>;
+  spacing: SpacingHistogram;
+  /** restart signs besides gaps: the apiserver identity lease created or taken over, [time, what] */
+  signs: Array<[number, string]>;
+  /** identity lease name → holders seen in this segment */
+  leases: Map<string, LeaseHolders>;
+}
+
+/** The holders of one apiserver identity lease within a segment (Request-level audit shows them). */
+interface LeaseHolders {
+  first: string;
+  firstT: number;
+  last: string;
 }
 
 /** Options for the time analysis (issue 5), shared with workers. */
 export interface TimeOptions {
   filter: FilterSpec;
   bucketMs: number;
-  /** a pause in one input's events this long is a gap (apiserver restart or log loss) */
-  gapMs: number;
+  /** a pause in one input's events this long is a gap (apiserver restart or log loss); null: adaptive (gaps.ts) */
+  gapMs: number | null;
+  /** "now", for the rule that a time more than a day ahead cannot be real */
+  nowMs: number;
+  /** keep per-minute fingerprints of the requests (only worth it with two inputs or more) */
+  fingerprint?: boolean;
+  /** when the inputs are read again after copies were found: input index → windows of its requests to leave out */
+  skipCopies?: Array<[number, SkipWindows]>;
 }
 
-export const DEFAULT_TIME_OPTIONS: TimeOptions = { filter: NO_FILTER, bucketMs: 1000, gapMs: 30_000 };
+export const DEFAULT_TIME_OPTIONS: TimeOptions = { filter: NO_FILTER, bucketMs: 1000, gapMs: null, nowMs: Date.now() };
 
 /** Time series kept for the time analysis; all mergeable. */
 export interface TimeState {
@@ -122,8 +162,12 @@ export interface TimeState {
   /** input index → list requests / final stages of watches */
   inputLists: Map<number, TimeSeries>;
   inputWatchEnds: Map<number, TimeSeries>;
-  /** input index → gaps [from, to] in its event stream (filled by reconcile) */
+  /** input index → candidate gaps [from, to] in its event stream (filled by reconcile; the longest MAX_GAPS) */
   inputGaps: Map<number, Array<[number, number]>>;
+  /** input index → spacing between its events, for the adaptive gap threshold */
+  inputSpacing: Map<number, SpacingHistogram>;
+  /** input index → restart signs other than gaps ([time, what]) */
+  inputSigns: Map<number, Array<[number, string]>>;
 }
 
 /** What a finished segment hands to reconcile(): its counts, its open requests and its edges. */
@@ -138,7 +182,15 @@ export interface SegmentResult {
   tail: string[];
   etcdEdges: EtcdSegmentEdges;
   /** `fromBefore`: the segment's gaps were measured from the latest time before it, so they include the cut */
-  timing: { firstT: number | null; lastT: number | null; gaps: Array<[number, number]>; fromBefore: boolean };
+  timing: {
+    firstT: number | null;
+    lastT: number | null;
+    gaps: Array<[number, number]>;
+    fromBefore: boolean;
+    spacing: SpacingHistogram;
+    signs: Array<[number, string]>;
+    leases: Map<string, LeaseHolders>;
+  };
 }
 
 /** The aggregates of a ScanState, as a worker posts them (structured clone keeps Maps and Sets). */
@@ -173,6 +225,12 @@ function addInputStats(a: InputStats, b: InputStats): void {
   a.error ??= b.error;
   if (b.firstMs !== null && (a.firstMs === null || b.firstMs < a.firstMs)) a.firstMs = b.firstMs;
   if (b.lastMs !== null && (a.lastMs === null || b.lastMs > a.lastMs)) a.lastMs = b.lastMs;
+  a.implausibleTimes += b.implausibleTimes;
+  a.duplicateRequests += b.duplicateRequests;
+  fingerprintMerge(a.fingerprint, b.fingerprint);
+  a.sample ??= b.sample;
+  for (const [k, n] of b.implausibleKinds) a.implausibleKinds.set(k, (a.implausibleKinds.get(k) ?? 0) + n);
+  sketchMerge(a.sketch, b.sketch);
 }
 
 function newInputStats(name: string): InputStats {
@@ -194,6 +252,14 @@ function newInputStats(name: string): InputStats {
     error: null,
     firstMs: null,
     lastMs: null,
+    implausibleTimes: 0,
+    implausibleKinds: new Map(),
+    sketch: newSketch(),
+    fingerprint: newFingerprint(),
+    duplicateRequests: 0,
+    duplicateOf: null,
+    overlaps: [],
+    sample: null,
   };
 }
 
@@ -222,7 +288,9 @@ export class ScanState {
   private segment: Segment | null = null;
   private segmentsBegun = 0;
   private syntheticIds = 0;
-  private readonly syntheticId = (): string => `(no auditID ${this.cur().key}.${++this.syntheticIds})`;
+  private readonly syntheticId = (): string => `${NO_ID}${this.cur().key}.${++this.syntheticIds})`;
+  /** input index → windows (width, indexes) of requests to leave out: copies of an earlier input's */
+  private readonly skipCopies: Map<number, Array<[number, Set<number>]>> | null;
   /** reconcile(): requests still open after the segments so far, and each input's last etcd tail */
   private readonly leftovers = new Map<string, AuditEvent>();
   /** each leftover's input, so that it is counted in that input's series */
@@ -245,6 +313,7 @@ export class ScanState {
   ) {
     this.etcd = new EtcdReads(etcdPrefix);
     this.groups = new ReadGroups(maxGroups, timeOptions.bucketMs);
+    this.skipCopies = timeOptions.skipCopies === undefined || timeOptions.skipCopies.length === 0 ? null : new Map(timeOptions.skipCopies.map(([i, ws]) => [i, ws.map(([w, idx]) => [w, new Set(idx)] as [number, Set<number>])]));
     this.filter = compileFilter(timeOptions.filter);
     const b = timeOptions.bucketMs;
     this.time = {
@@ -256,6 +325,8 @@ export class ScanState {
       inputLists: new Map(),
       inputWatchEnds: new Map(),
       inputGaps: new Map(),
+      inputSpacing: new Map(),
+      inputSigns: new Map(),
     };
   }
 
@@ -273,6 +344,8 @@ export class ScanState {
     this.etcd.emit(r);
   }
   private readonly inputLastT = new Map<number, number>();
+  /** set by finishPending(): per input, the clusters of its times kept and those far from the rest */
+  private plausibility: Map<number, { kept: TimeCluster[]; far: TimeCluster[] }> | null = null;
 
   private seriesIn(m: Map<string | number, TimeSeries>, k: string | number, cap = 100_000): TimeSeries {
     let s = m.get(k);
@@ -312,6 +385,9 @@ export class ScanState {
       // before it (an old line at the start of the segment must not open a gap the whole input does not have).
       lastT: beforeMs,
       gaps: [],
+      spacing: newSpacingHistogram(),
+      signs: [],
+      leases: new Map(),
     };
     return input;
   }
@@ -328,7 +404,7 @@ export class ScanState {
       const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
       if (id !== undefined) tail.push(id);
     }
-    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: g.gaps, fromBefore: g.beforeMs !== null } };
+    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: keepLongest(g.gaps), fromBefore: g.beforeMs !== null, spacing: g.spacing, signs: g.signs, leases: g.leases } };
   }
 
   /** Adds a finished segment to the scan. Call in input order, segment by segment. */
@@ -357,13 +433,35 @@ export class ScanState {
     this.etcd.joinSegments(this.etcdTails.get(r.inputIndex) ?? [], r.etcdEdges.head);
     this.etcdTails.set(r.inputIndex, r.etcdEdges.tail);
     // Gaps: those inside the segment, and the one between the previous segment's last event and this one's first.
-    const gaps = this.time.inputGaps.get(r.inputIndex) ?? [];
-    const prev = this.inputLastT.get(r.inputIndex);
-    if (!r.timing.fromBefore && prev !== undefined && r.timing.firstT !== null && r.timing.firstT - prev > this.timeOptions.gapMs) gaps.push([prev, r.timing.firstT]);
-    for (const gp of r.timing.gaps) if (gaps.length < 1000) gaps.push(gp);
-    if (gaps.length > 0) this.time.inputGaps.set(r.inputIndex, gaps);
-    if (r.timing.lastT !== null) this.inputLastT.set(r.inputIndex, Math.max(prev ?? -Infinity, r.timing.lastT));
+    const idx = r.inputIndex;
+    const gaps = this.time.inputGaps.get(idx) ?? [];
+    const spacing = this.time.inputSpacing.get(idx) ?? newSpacingHistogram();
+    const prev = this.inputLastT.get(idx);
+    if (!r.timing.fromBefore && prev !== undefined && r.timing.firstT !== null) {
+      const inc = r.timing.firstT - prev;
+      addSpacing(spacing, inc > 0 ? inc : 0);
+      if (inc >= candidateMinMs(this.timeOptions.gapMs)) gaps.push([prev, r.timing.firstT]);
+    }
+    for (const gp of r.timing.gaps) gaps.push(gp);
+    mergeSpacing(spacing, r.timing.spacing);
+    this.time.inputSpacing.set(idx, spacing);
+    if (gaps.length > 0) this.time.inputGaps.set(idx, keepLongest(gaps));
+    if (r.timing.lastT !== null) this.inputLastT.set(idx, Math.max(prev ?? -Infinity, r.timing.lastT));
+    // Restart signs: the segment's own, and an identity lease whose holder changed across the cut.
+    const signs = this.time.inputSigns.get(idx) ?? [];
+    for (const sg of r.timing.signs) if (signs.length < MAX_SIGNS) signs.push(sg);
+    let holders = this.leaseHolders.get(idx);
+    if (holders === undefined) this.leaseHolders.set(idx, (holders = new Map()));
+    for (const [name, h] of r.timing.leases) {
+      const before = holders.get(name);
+      if (before !== undefined && before !== h.first && signs.length < MAX_SIGNS) signs.push([h.firstT, 'identity lease taken over']);
+      holders.set(name, h.last);
+    }
+    if (signs.length > 0) this.time.inputSigns.set(idx, signs.sort((a, b) => a[0] - b[0]));
   }
+
+  /** input index → identity lease → its last holder, across the input's segments */
+  private readonly leaseHolders = new Map<number, Map<string, string>>();
 
   private resetLookBack(inputIndex: number): void {
     this.lookBackInput = inputIndex;
@@ -407,6 +505,56 @@ export class ScanState {
     this.leftovers.clear();
     this.leftoverInput.clear();
     this.heads.clear();
+    this.excludeFarTimes();
+  }
+
+  /** Finds, per input, the times far from the rest of it (plausible.ts splitFar) and leaves them out of the time
+   * analysis: the input's window, its gaps and series, and the buckets of the shared series that only such times
+   * fill. The events still count everywhere else. Runs once, at the end, on mergeable sketches: the same answer
+   * for any thread count. */
+  private excludeFarTimes(): void {
+    if (this.plausibility !== null) return;
+    const split = new Map<number, { kept: TimeCluster[]; far: TimeCluster[] }>();
+    const allKept: TimeCluster[] = [];
+    const allFar: TimeCluster[] = [];
+    this.inputs.forEach((inp, idx) => {
+      const r = splitFar(inp.sketch);
+      split.set(idx, r);
+      allKept.push(...r.kept);
+      allFar.push(...r.far);
+      if (r.far.length === 0) return;
+      let far = 0;
+      for (const c of r.far) far += c.events;
+      inp.implausibleTimes += far;
+      bump(inp.implausibleKinds, 'far', far);
+      inp.firstMs = r.kept.length > 0 ? r.kept[0]!.fromMs : null;
+      inp.lastMs = r.kept.length > 0 ? r.kept[r.kept.length - 1]!.toMs : null;
+      for (const m of [this.time.inputLists, this.time.inputWatchEnds]) {
+        const s = m.get(idx);
+        if (s !== undefined) dropBuckets(s, r.far, []);
+      }
+      const gaps = this.time.inputGaps.get(idx);
+      if (gaps !== undefined) this.time.inputGaps.set(idx, bridgeGaps(gaps, r.far));
+      const signs = this.time.inputSigns.get(idx);
+      if (signs !== undefined) this.time.inputSigns.set(idx, signs.filter(([t]) => !overlapsAny(t, t + 1, r.far)));
+    });
+    this.plausibility = split;
+    if (allFar.length === 0) return;
+    // Shared series: a bucket goes only when far times alone could have filled it.
+    dropBuckets(this.time.all, allFar, allKept);
+    dropBuckets(this.time.tokens, allFar, allKept);
+    for (const s of this.time.listsByResource.values()) dropBuckets(s, allFar, allKept);
+    for (const g of this.groups.groups.values()) {
+      if (!dropBuckets(g.series, allFar, allKept)) continue;
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const b of g.series.buckets.keys()) {
+        lo = Math.min(lo, b * g.series.widthMs);
+        hi = Math.max(hi, (b + 1) * g.series.widthMs - 1);
+      }
+      if (g.firstMs !== null && overlapsAny(g.firstMs, g.firstMs + 1, allFar)) g.firstMs = Number.isFinite(lo) ? lo : null;
+      if (g.lastMs !== null && overlapsAny(g.lastMs, g.lastMs + 1, allFar)) g.lastMs = Number.isFinite(hi) ? hi : null;
+    }
   }
 
   /** The aggregates, for posting from a worker. */
@@ -462,6 +610,7 @@ export class ScanState {
 
   private skipLine(where: string, reason: string, text: string): void {
     const inp = this.cur().input;
+    inp.sample ??= text.slice(0, 160);
     inp.skippedLines++;
     bump(inp.skipReasons, reason);
     this.onSkip?.(inp.name, where, reason, text);
@@ -581,6 +730,8 @@ export class ScanState {
       return 'etcd';
     }
     this.lastReason = 'JSON is not an audit event';
+    const inp = this.cur().input;
+    inp.sample ??= describeJsonShape(o);
     return 'skipped';
   }
 
@@ -630,6 +781,14 @@ export class ScanState {
 
   private addEtcd(e: EtcdEntry): void {
     const s = this.cur();
+    if (e.tsMs !== null) {
+      const ts = this.plausibleOrNull(s.input, e.tsMs);
+      if (ts === null) {
+        s.input.implausibleTimes++;
+        bump(s.input.implausibleKinds, this.lastImplausible);
+        e = { ...e, tsMs: null };
+      }
+    }
     const f = this.timeOptions.filter;
     if (e.tsMs !== null && ((f.sinceMs !== null && e.tsMs < f.sinceMs) || (f.untilMs !== null && e.tsMs >= f.untilMs))) {
       s.input.otherLines++;
@@ -644,7 +803,26 @@ export class ScanState {
       bump(s.input.otherKinds, `etcd ${e.what}`);
       if (e.version !== undefined) bump(this.etcdVersions, e.version);
     }
-    if (e.tsMs !== null) this.touchTime(s.input, e.tsMs);
+    if (e.tsMs !== null) {
+      this.touchTime(s.input, e.tsMs);
+      sketchAdd(s.input.sketch, e.tsMs);
+    }
+  }
+
+  /** An apiserver identity lease created, or taken over by a new holder: an apiserver (re)started. */
+  private leaseSign(g: Segment, e: AuditEvent, t: number): void {
+    if (e.code !== null && (e.code < 200 || e.code >= 300)) return;
+    if (e.verb === 'create') {
+      if (g.signs.length < MAX_SIGNS) g.signs.push([t, 'identity lease created']);
+      return;
+    }
+    if (e.leaseHolder === null || (e.verb !== 'update' && e.verb !== 'patch')) return;
+    const h = g.leases.get(e.name);
+    if (h === undefined) g.leases.set(e.name, { first: e.leaseHolder, firstT: t, last: e.leaseHolder });
+    else if (h.last !== e.leaseHolder) {
+      if (g.signs.length < MAX_SIGNS) g.signs.push([t, 'identity lease taken over']);
+      h.last = e.leaseHolder;
+    }
   }
 
   private touchTime(inp: InputStats, t: number): void {
@@ -660,16 +838,39 @@ export class ScanState {
     g.recent.add(id);
   }
 
+  /** Leaves a time that cannot be real out of the time analysis (the fixed rule; see plausible.ts), counting it. */
+  private plausibleOrNull(inp: InputStats, t: number | null): number | null {
+    if (t === null) return null;
+    const k = implausibleAtIngest(t, this.timeOptions.nowMs);
+    if (k === null) return t;
+    this.lastImplausible = k;
+    return null;
+  }
+  private lastImplausible = '';
+
   /** Adds one normalised event: dedups stages by auditID, then counts the request once. */
   addAuditEvent(e: AuditEvent): void {
     const g = this.cur();
     g.input.auditEvents++;
+    const rec = this.plausibleOrNull(g.input, e.receivedMs);
+    const st = this.plausibleOrNull(g.input, e.stageMs);
+    if (rec !== e.receivedMs || st !== e.stageMs) {
+      // A copy: the caller's object may be shared (the store's rows). The event still counts, without its times.
+      e = { ...e, receivedMs: rec ?? st, stageMs: st };
+      g.input.implausibleTimes++;
+      bump(g.input.implausibleKinds, this.lastImplausible);
+    }
     const t = e.stageMs ?? e.receivedMs;
     if (t !== null) {
       this.touchTime(g.input, t);
+      sketchAdd(g.input.sketch, t);
       if (g.startMs === null) g.startMs = t;
       if (g.firstT === null) g.firstT = t;
-      if (g.lastT !== null && t - g.lastT > this.timeOptions.gapMs && g.gaps.length < 1000) g.gaps.push([g.lastT, t]);
+      if (g.lastT !== null) {
+        const inc = t - g.lastT;
+        addSpacing(g.spacing, inc > 0 ? inc : 0);
+        if (inc >= candidateMinMs(this.timeOptions.gapMs)) pushGap(g.gaps, g.lastT, t);
+      }
       if (g.lastT === null || t > g.lastT) g.lastT = t;
     }
     const id = e.auditID;
@@ -679,6 +880,7 @@ export class ScanState {
         return;
       }
       this.rememberTerminal(g, id);
+      if (t !== null && isIdentityLease(e)) this.leaseSign(g, e, t);
       if (g.pending.size > 0) g.pending.delete(id);
       // A request received before this segment began may have an earlier stage, or a copy of this final one, in
       // the previous segment (or an earlier-read file): reconcile() pairs and counts it. "Began" is the later of
@@ -710,8 +912,30 @@ export class ScanState {
     }
   }
 
+  /** The stats of input `idx`: the current segment's (a worker's share) or the input's own (reconcile). */
+  private statsOf(idx: number): InputStats | undefined {
+    return this.segment !== null && this.segment.inputIndex === idx ? this.segment.input : this.inputs[idx];
+  }
+
   private countRequest(e: AuditEvent, inputIndex = this.segment?.inputIndex ?? -1): void {
     const c = this.counters;
+    // Called once per distinct request whatever the thread count: the place to fingerprint it, and to leave out a
+    // request an earlier input already holds (a second read after copies were found).
+    const t = e.receivedMs;
+    if (t !== null && (this.skipCopies !== null || this.timeOptions.fingerprint === true)) {
+      const inp = this.statsOf(inputIndex);
+      const skip = this.skipCopies?.get(inputIndex);
+      if (skip !== undefined) {
+        for (const [w, set] of skip) {
+          if (set.has(Math.floor(t / w))) {
+            if (inp !== undefined) inp.duplicateRequests++;
+            return;
+          }
+        }
+      }
+      // Events without an auditID get per-thread names: not comparable across inputs, so not fingerprinted.
+      if (inp !== undefined && this.timeOptions.fingerprint === true && !e.auditID.startsWith(NO_ID)) fingerprintAdd(inp.fingerprint, t, e.auditID);
+    }
     if (this.filter !== null && !this.filter(e)) {
       c.filteredOut++;
       return;
@@ -787,6 +1011,47 @@ export class ScanState {
     this.groups.add(e, resource, apiGroup, namespace, q, sel, node);
     this.sink?.request({ e, input: inputIndex, resource, apiGroup, namespace, query: q, selector: sel, node });
   }
+}
+
+/** Most restart signs kept per segment and per input. */
+const MAX_SIGNS = 1000;
+
+/** The apiserver identity lease (KEP-1965): kube-system/leases/apiserver-<hash>, kube-apiserver-<hash> in 1.26. */
+export function isIdentityLease(e: Pick<AuditEvent, 'resource' | 'namespace' | 'name'>): boolean {
+  return e.resource === 'leases' && e.namespace === 'kube-system' && (e.name.startsWith('apiserver-') || e.name.startsWith('kube-apiserver-'));
+}
+
+/** Deletes the buckets of `s` that overlap `far` and no `kept` range; true when any went. */
+function dropBuckets(s: TimeSeries, far: TimeCluster[], kept: TimeCluster[]): boolean {
+  let dropped = false;
+  for (const b of [...s.buckets.keys()]) {
+    const from = b * s.widthMs;
+    const to = from + s.widthMs;
+    if (overlapsAny(from, to, far) && !overlapsAny(from, to, kept)) {
+      s.buckets.delete(b);
+      dropped = true;
+    }
+  }
+  return dropped;
+}
+
+/** Gaps with far times at an end are joined through them: [a, stray] and [stray, b] become [a, b] (the pause the
+ * plausible events show); a pause only before the first or after the last far time is dropped. */
+function bridgeGaps(gaps: Array<[number, number]>, far: TimeCluster[]): Array<[number, number]> {
+  const isFar = (t: number): boolean => overlapsAny(t, t + 1, far);
+  const out: Array<[number, number]> = [];
+  let open: number | null = null; // a plausible time just before far ones
+  for (const [a, b] of [...gaps].sort((x, y) => x[0] - y[0])) {
+    const fa = isFar(a);
+    const fb = isFar(b);
+    if (!fa && !fb) out.push([a, b]);
+    else if (!fa && fb) open = a;
+    else if (fa && !fb && open !== null) {
+      out.push([open, b]);
+      open = null;
+    }
+  }
+  return out;
 }
 
 /** The join key between audit reads and etcd ranges: etcd keys carry the group only for custom resources. */

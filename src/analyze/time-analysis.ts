@@ -7,6 +7,7 @@ import type { GroupReport } from './report.js';
 import { TimeSeries, lowerBound, maxIn, medianWithZeros, sortedBuckets, squeezeSparse } from './time-series.js';
 import type { ReadGroup } from './read-groups.js';
 import { clientName } from './report.js';
+import { ADAPTIVE_GAP_FACTOR, gapThresholdMs, medianSpacingMs, MIN_GAP_MS } from './gaps.js';
 
 /** The defaults that define a storm and a wave; documented in the README. */
 export const STORM_MIN_RATE = 10; // lists per second, at least
@@ -33,9 +34,13 @@ export interface RestartFinding {
   start: string;
   end: string;
   gapSeconds: number;
+  /** the pause that made a gap in this input: --gap, or 100× its median spacing (at least 5 s) */
+  gapThresholdSeconds: number;
   listsInMinuteBefore: number;
   listsInMinuteAfter: number;
   watchesClosedBefore: number;
+  /** what says the apiserver restarted: 'relist burst after', 'watches ended before', 'identity lease created', 'identity lease taken over' */
+  signs: string[];
 }
 
 export interface StormClient {
@@ -122,40 +127,80 @@ function runs(indices: number[], joinBuckets: number): Array<[number, number]> {
   return out;
 }
 
-/** Restarts: gaps in an input's stream, with the lists after and the watches that ended before. */
+/** Restarts: pauses in an input's stream (≥ its own gap threshold, gaps.ts), with the lists after, the watches
+ * that ended before and the identity lease; and identity-lease takeovers with no pause around them. */
 export function findRestarts(state: ScanState): RestartFinding[] {
   const out: RestartFinding[] = [];
-  for (const [idx, gaps] of state.time.inputGaps) {
+  const flag = state.timeOptions.gapMs;
+  const inputs = new Set([...state.time.inputGaps.keys(), ...state.time.inputSigns.keys()]);
+  for (const idx of inputs) {
     const name = state.inputs[idx]?.name ?? `input ${idx}`;
     const lists = state.time.inputLists.get(idx);
     const watches = state.time.inputWatchEnds.get(idx);
-    for (const [from, to] of gaps) {
+    const threshold = gapThresholdMs(state.time.inputSpacing.get(idx), flag);
+    const spacing = state.time.inputSpacing.get(idx);
+    const median = spacing === undefined ? null : medianSpacingMs(spacing);
+    const why =
+      flag !== null
+        ? `--gap ${round1(flag / 1000)} s`
+        : `${round1(threshold / 1000)} s: ${ADAPTIVE_GAP_FACTOR}× this input's median spacing of ${median === null ? '?' : median < 10 ? round1(median) : Math.round(median)} ms, at least ${MIN_GAP_MS / 1000} s`;
+    const signs = state.time.inputSigns.get(idx) ?? [];
+    const used = new Set<number>();
+    const push = (from: number, to: number, gap: boolean): void => {
       const before = lists?.sumIn(from - 60_000, from) ?? 0;
       const after = lists?.sumIn(to, to + 60_000) ?? 0;
       const closed = watches?.sumIn(from - 10_000, from + 1) ?? 0;
       const relist = after >= Math.max(10, 2 * before);
+      const leaseSigns: string[] = [];
+      signs.forEach(([t, what], i) => {
+        if (t >= from - 10_000 && t <= to + 60_000) {
+          used.add(i);
+          if (!leaseSigns.includes(what)) leaseSigns.push(what);
+        }
+      });
+      const found: string[] = [];
+      if (relist) found.push('relist burst after');
+      if (closed >= 5) found.push('watches ended before');
+      found.push(...leaseSigns);
       const gapS = round1((to - from) / 1000);
-      const restart = relist || closed >= 5;
+      const restart = found.length > 0;
+      const lease = leaseSigns.length > 0 ? `; the apiserver identity lease was ${leaseSigns.map((x) => x.replace('identity lease ', '')).join(' and ')}` : '';
       out.push({
         kind: restart ? 'apiserver-restart' : 'audit-gap',
         severity: relist ? 'medium' : 'info',
-        summary:
-          `${name}: no audit events for ${gapS} s (${iso(from)} – ${iso(to)})` +
-          (relist ? `, then ${after} lists in the next minute against ${before} in the minute before: clients relisting after an apiserver restart` : '; no relist burst after it (log loss, or an idle apiserver)') +
-          (closed > 0 ? `; ${closed} watches ended in the 10 s before` : '') +
-          '.',
+        summary: gap
+          ? `${name}: no audit events for ${gapS} s (${iso(from)} – ${iso(to)}; a gap here is ≥ ${why})` +
+            (relist ? `, then ${after} lists in the next minute against ${before} in the minute before: clients relisting after an apiserver restart` : restart ? '' : '; no relist burst after it (log loss, or an idle apiserver)') +
+            (closed > 0 ? `; ${closed} watches ended in the 10 s before` : '') +
+            lease +
+            '.'
+          : `${name}: an apiserver started at ${iso(from)} (${leaseSigns.join(', ')}) with no pause in this input's audit stream (shorter than its gap threshold of ${why})` +
+            (relist ? `; ${after} lists in the next minute against ${before} in the minute before` : '') +
+            '.',
         fix: relist
           ? 'Relists after a restart are served from the watch cache only once it is ready and only with resourceVersion=0 (or NotOlderThan); clients that relist without resourceVersion hit etcd all at once. Stagger restarts across apiservers, and queue heavy listers with APF.'
-          : 'Check the audit backend for dropped events (apiserver_audit_error_total, log rotation) if the apiserver did not restart.',
+          : restart
+            ? 'An apiserver restarted; check why (OOM kill, liveness probe, upgrade) in its pod events and logs.'
+            : 'Check the audit backend for dropped events (apiserver_audit_error_total, log rotation) if the apiserver did not restart.',
         input: name,
         start: iso(from),
         end: iso(to),
         gapSeconds: gapS,
+        gapThresholdSeconds: round1(threshold / 1000),
         listsInMinuteBefore: before,
         listsInMinuteAfter: after,
         watchesClosedBefore: closed,
+        signs: found,
       });
-    }
+    };
+    for (const [from, to] of state.time.inputGaps.get(idx) ?? []) if (to - from >= threshold) push(from, to, true);
+    // Takeovers no pause explains: one finding per cluster of signs within a minute.
+    let last = -Infinity;
+    signs.forEach(([t], i) => {
+      if (used.has(i) || t - last < 60_000) return;
+      last = t;
+      push(t, t, false);
+    });
   }
   return out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.input < b.input ? -1 : 1));
 }

@@ -111,8 +111,8 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
   };
   const bucketMs = dur('bucket', raw.bucket ?? '1s', 1000);
   if (bucketMs % 1000 !== 0) throw new UsageError(`--bucket: expected whole seconds (got ${JSON.stringify(raw.bucket)})`);
-  const gapMs = dur('gap', raw.gap ?? '30s', 1000);
-  const time: TimeOptions = { filter: { sinceMs, untilMs, users: list(raw.user), verbs: list(raw.verb), resources: list(raw.resource), namespaces: list(raw.namespace) }, bucketMs, gapMs };
+  const gapMs = raw.gap === undefined ? null : dur('gap', raw.gap, 1000);
+  const time: TimeOptions = { filter: { sinceMs, untilMs, users: list(raw.user), verbs: list(raw.verb), resources: list(raw.resource), namespaces: list(raw.namespace) }, bucketMs, gapMs, nowMs };
   const maxGroups = Number(raw.maxGroups ?? 50000);
   if (!Number.isInteger(maxGroups) || maxGroups < 10) throw new UsageError(`--max-groups: expected a whole number ≥ 10 (got ${JSON.stringify(raw.maxGroups)})`);
   return Object.freeze({

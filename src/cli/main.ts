@@ -8,7 +8,7 @@ import { buildProgram } from './program.js';
 import { resolveConfig } from './config.js';
 import { runScan } from './commands/scan.js';
 import { runStoreCommand, STORE_COMMANDS } from './commands/store.js';
-import { InputError, UsageError } from '../errors.js';
+import { InputError, InterruptedError, UsageError } from '../errors.js';
 
 /** The process as run() sees it (kubectl-style IOStreams). */
 export interface IO {
@@ -20,8 +20,8 @@ export interface IO {
   stderrIsTTY?: boolean;
   columns: number | undefined;
   env: Record<string, string | undefined>;
-  /** set true by the SIGINT handler */
-  interrupted?: () => boolean;
+  /** aborted by the first SIGINT: readers stop at once and the report covers what was read */
+  signal?: AbortSignal;
 }
 
 function toolVersion(): string {
@@ -55,7 +55,7 @@ export async function run(argv: string[], io: IO): Promise<number> {
   const version = toolVersion();
   if (argv.length > 0 && STORE_COMMANDS.has(argv[0]!)) {
     try {
-      return await runStoreCommand(argv, { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version });
+      return await runStoreCommand(argv, { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version, signal: io.signal });
     } catch (err) {
       return exitCodeFor(err, errText);
     }
@@ -80,7 +80,7 @@ export async function run(argv: string[], io: IO): Promise<number> {
       files = ['-'];
     }
     const cfg = resolveConfig(files, program.opts(), { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env });
-    const outcome = await runScan(cfg, io.stdin, errText, version, io.interrupted ?? (() => false), io.stderrIsTTY === true);
+    const outcome = await runScan(cfg, io.stdin, errText, version, io.signal, io.stderrIsTTY === true);
     try {
       await writeAll(io.stdout, outcome.stdout);
     } catch (err) {
@@ -92,7 +92,7 @@ export async function run(argv: string[], io: IO): Promise<number> {
       errText('audit-scan: interrupted; the figures above cover only what was read\n');
       return 130;
     }
-    if (outcome.inputFailed) return 1;
+    if (outcome.inputFailed || outcome.nothingRead) return 1;
     if (cfg.strict && outcome.report.inputs.some((i) => i.skippedLines + i.skippedItems > 0)) return 1;
     return 0;
   } catch (err) {
@@ -110,16 +110,22 @@ function exitCodeFor(err: unknown, errText: (s: string) => void): number {
     errText(`audit-scan: ${err.message}\n`);
     return 1;
   }
+  if (err instanceof InterruptedError) {
+    errText(`audit-scan: ${err.message}\n`);
+    return 130;
+  }
   errText(`audit-scan: internal error, please report it with the command you ran:\n${(err as Error).stack ?? String(err)}\n`);
   return 2;
 }
 
 /** Entry point for bin/audit-scan.js. */
 export function main(): void {
-  let interrupted = false;
+  // The first Ctrl-C aborts the reads (a read waiting on a terminal too) and prints what was read; a second one
+  // leaves at once.
+  const stop = new AbortController();
   process.on('SIGINT', () => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
+    if (stop.signal.aborted) process.exit(130);
+    stop.abort();
   });
   // `audit-scan … | head`: the reader left; that is success, not an error.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -134,7 +140,7 @@ export function main(): void {
     stderrIsTTY: process.stderr.isTTY === true,
     columns: process.stdout.columns,
     env: process.env,
-    interrupted: () => interrupted,
+    signal: stop.signal,
   }).then(
     (code) => {
       process.exitCode = code;

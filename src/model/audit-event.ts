@@ -37,6 +37,9 @@ export interface AuditEvent {
   remainingItems: number | null;
   /** TokenRequest spec.expirationSeconds (Request level or above), else null; the token itself is never read */
   tokenExpirationSeconds: number | null;
+  /** for an apiserver identity lease (kube-system/leases/apiserver-*), requestObject.spec.holderIdentity when the
+   * audit level shows it: a new holder is a restarted apiserver */
+  leaseHolder: string | null;
 }
 
 /** true for the stages after which an event for this auditID is final. */
@@ -110,6 +113,15 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: () =
   // The response's TTL wins over the request's (the apiserver may shorten it); bodies are rare, so no array here.
   const tokenExpirationSeconds = expirationSecondsOf(resp) ?? expirationSecondsOf(o.requestObject);
   const stageMs = parseTimestampMs(o.stageTimestamp) ?? parseTimestampMs(o.timestamp);
+  const resource = str(ref.resource);
+  const namespace = str(ref.namespace);
+  const name = str(ref.name);
+  let leaseHolder: string | null = null;
+  if (resource === 'leases' && namespace === 'kube-system' && (name.startsWith('apiserver-') || name.startsWith('kube-apiserver-'))) {
+    const spec = (o.requestObject as Record<string, unknown> | undefined)?.spec;
+    const h = spec !== null && typeof spec === 'object' ? (spec as Record<string, unknown>).holderIdentity : undefined;
+    if (typeof h === 'string') leaseHolder = h;
+  }
   return ok({
     auditID,
     stage: stage as Stage,
@@ -119,10 +131,10 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: () =
     username: str(u.username),
     userAgent: str(o.userAgent),
     nodeName,
-    resource: str(ref.resource),
+    resource,
     apiGroup: str(ref.apiGroup),
-    namespace: str(ref.namespace),
-    name: str(ref.name),
+    namespace,
+    name,
     subresource: str(ref.subresource),
     code,
     receivedMs: parseTimestampMs(o.requestReceivedTimestamp) ?? stageMs,
@@ -130,5 +142,6 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: () =
     returnedItems,
     remainingItems,
     tokenExpirationSeconds,
+    leaseHolder,
   });
 }

@@ -1,7 +1,7 @@
 /*! --output html: one self-contained page (no scripts, no external assets) for a postmortem or a ticket.
  * Every string from the log goes through escapeHtml(), which also strips control characters and secrets. */
 
-import { apfOf, type ScanReport } from '../analyze/report.js';
+import { apfOf, nothingRead, type ScanReport } from '../analyze/report.js';
 import { etcdRangeRow, ETCD_RANGE_HEAD, ETCD_RANGE_NUMERIC, formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash } from './format.js';
 import { escapeHtml as h } from './text-safety.js';
 
@@ -30,7 +30,7 @@ export function renderHtml(r: ScanReport): string {
   out.push(`<li><b>Slow etcd reads:</b> ${formatCount(t.etcdSlowRanges)} by clients, ${formatCount(t.etcdInternalRanges)} apiserver-internal left out</li>`);
   out.push(`<li><b>Inputs:</b> ${r.inputs.map((i) => `<code>${h(i.name)}</code>`).join(', ')}</li>`, '</ul>');
   out.push('<h2>Findings</h2>');
-  if (r.findings.length === 0) out.push('<p>No client reads etcd heavily in this log.</p>');
+  if (r.findings.length === 0) out.push(nothingRead(r) ? '<p>Nothing to analyse: no input held audit events or etcd entries.</p>' : '<p>No client reads etcd heavily in this log.</p>');
   else {
     out.push('<ol>');
     for (const f of r.findings) {

@@ -1,6 +1,6 @@
 /*! --output markdown: a report to paste into an incident postmortem. Every log string is escaped for Markdown. */
 
-import { apfOf, type ScanReport } from '../analyze/report.js';
+import { apfOf, nothingRead, type ScanReport } from '../analyze/report.js';
 import { etcdRangeRow, ETCD_RANGE_HEAD, ETCD_RANGE_NUMERIC, formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash } from './format.js';
 import { escapeMarkdown as md, safeText } from './text-safety.js';
 
@@ -21,7 +21,7 @@ export function renderMarkdown(r: ScanReport): string {
   out.push(`- **Inputs:** ${r.inputs.map((i) => `\`${safeText(i.name).replace(/`/g, "'")}\``).join(', ')}`);
   out.push('');
   out.push('## Findings', '');
-  if (r.findings.length === 0) out.push('No client reads etcd heavily in this log.', '');
+  if (r.findings.length === 0) out.push(nothingRead(r) ? 'Nothing to analyse: no input held audit events or etcd entries.' : 'No client reads etcd heavily in this log.', '');
   r.findings.forEach((f, i) => {
     out.push(`${i + 1}. **${f.severity.toUpperCase()}**: ${md(f.summary)}`);
     out.push(`   - *Fix:* ${md(f.fix)}`);

@@ -3,7 +3,7 @@
 
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
-import { apfOf, type AnyFinding, type GroupReport, type ScanReport } from '../analyze/report.js';
+import { apfOf, nothingRead, type AnyFinding, type GroupReport, type ScanReport } from '../analyze/report.js';
 import { sparkline } from './sparkline.js';
 import { squeeze } from '../analyze/time-analysis.js';
 import { etcdRangeRow, formatBytes, formatCount, formatRatio, orDash, shortTime } from './format.js';
@@ -128,7 +128,7 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
   out.push('');
 
   out.push(c.bold.underline('Findings'));
-  if (r.findings.length === 0) out.push('No client reads etcd heavily in this log.');
+  if (r.findings.length === 0) out.push(nothingRead(r) ? 'Nothing to analyse: no input held audit events or etcd entries (see the notes on stderr).' : 'No client reads etcd heavily in this log.');
   r.findings.forEach((f, i) => {
     const sev = sevColor(c, f.severity)(f.severity.toUpperCase());
     const head = `${i + 1}. ${sev} `;

@@ -87,7 +87,12 @@ export class Store {
     const mod = await duck();
     // A load commits each input in one transaction; DuckDB holds that transaction's rows in memory (about 3 GB
     // per GB of audit log, measured), so the limit is generous; load bigger inputs in pieces.
-    const db = await mod.DuckDBInstance.create(path, { memory_limit: '4GB', threads: '2', preserve_insertion_order: 'false' });
+    let db: DuckDBInstance;
+    try {
+      db = await mod.DuckDBInstance.create(path, { memory_limit: '4GB', threads: '2', preserve_insertion_order: 'false' });
+    } catch (err) {
+      throw new InputError(`${path}: cannot open as a DuckDB store (${(err as Error).message.split('\n')[0]})`);
+    }
     const con = await db.connect();
     const s = new Store(db, con, mod);
     await con.run(SCHEMA);
@@ -117,6 +122,15 @@ export class Store {
   close(): void {
     this.con.closeSync();
     this.db.closeSync();
+  }
+
+  /** Stops the query running on the connection (Ctrl-C). */
+  interrupt(): void {
+    try {
+      this.con.interrupt();
+    } catch {
+      /* nothing running */
+    }
   }
 
   /** Streams rows of a query, chunk by chunk. */
@@ -404,6 +418,7 @@ export async function stateFromStore(store: Store, etcdPrefix: string, maxGroups
       returnedItems: r.returned_items === null ? null : Number(r.returned_items),
       remainingItems: r.remaining_items === null ? null : Number(r.remaining_items),
       tokenExpirationSeconds: null,
+      leaseHolder: null,
     });
   }
   state.endInput(); // counts the segment's held head events; the "(store)" input is left out of the report

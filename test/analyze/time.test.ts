@@ -169,7 +169,7 @@ describe('requests never completed', () => {
     for (let i = 0; i < 20; i++) lines.push(auditLine({ auditID: `l${i}`, stage: 'RequestReceived', verb: 'list', requestReceivedTimestamp: at(50 + i / 100), stageTimestamp: at(50 + i / 100) }));
     const file = join(mkdtempSync(join(tmpdir(), 'audit-scan-open-')), 'cut.log');
     writeFileSync(file, lines.join('\n') + '\n');
-    const r = await scan([file]);
+    const r = await scan(['--gap', '30s', file]);
     expect(r.totals.requests).toBe(40);
     const [g] = byKind(r, 'apiserver-restart');
     expect(g).toMatchObject({ input: file, listsInMinuteBefore: 0, listsInMinuteAfter: 20 });

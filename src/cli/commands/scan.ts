@@ -14,6 +14,11 @@ import { formatSkip, summarizeDiagnostics } from '../../diagnostics.js';
 import { Progress } from '../../render/progress.js';
 import { Redactor } from '../../analyze/redact.js';
 import type { ScanConfig } from '../config.js';
+import { type TimeOptions } from '../../analyze/scan-state.js';
+import { findCopies, fingerprintTotal } from '../../analyze/fingerprint.js';
+import { formatCount, nothingRead } from '../../analyze/report.js';
+import { safeText } from '../../render/text-safety.js';
+import type { InputFailure } from '../../scan.js';
 
 /** The result of a scan: what to print and how it went. */
 export interface ScanOutcome {
@@ -22,6 +27,8 @@ export interface ScanOutcome {
   report: ScanReport;
   inputFailed: boolean;
   interrupted: boolean;
+  /** no input held an audit event or an etcd entry: exit 1, and stderr says what the inputs looked like */
+  nothingRead: boolean;
 }
 
 /** Runs a scan end to end. `writeErr` receives --verbose lines as they happen. */
@@ -30,25 +37,60 @@ export async function runScan(
   stdin: Readable,
   writeErr: (s: string) => void,
   toolVersion: string,
-  shouldStop: () => boolean = () => false,
+  signal?: AbortSignal,
   stderrIsTTY = false,
 ): Promise<ScanOutcome> {
   const { sources, problems } = await expandSources(cfg.files);
   const onSkip = cfg.verbose ? (input: string, where: string, reason: string, text: string) => writeErr(formatSkip(input, where, reason, text, cfg.width) + '\n') : null;
-  const state = new ScanState(cfg.etcdPrefix, onSkip, cfg.maxGroups, cfg.time);
+  // Fingerprints find copies of one log given twice; with one input there is nothing to compare.
+  const time: TimeOptions = { ...cfg.time, fingerprint: sources.length > 1 };
+  let state = new ScanState(cfg.etcdPrefix, onSkip, cfg.maxGroups, time);
   const total = sources.reduce((n, src) => n + (src.sizeBytes ?? 0), 0);
   const progress = Progress.wanted(total, stderrIsTTY) ? new Progress(total, writeErr) : null;
-  const failures = await readSources(sources, state, {
-    etcdPrefix: cfg.etcdPrefix,
-    stdin,
-    onSkip,
-    shouldStop,
-    threads: cfg.threads,
-    minSplitBytes: cfg.minSplitBytes,
-    maxLineBytes: cfg.maxLineBytes,
-    maxGroups: cfg.maxGroups,
-    onBytes: progress === null ? undefined : (n) => progress.add(n),
-  });
+  const read = (st: ScanState): Promise<InputFailure[]> =>
+    readSources(sources, st, {
+      etcdPrefix: cfg.etcdPrefix,
+      stdin,
+      onSkip,
+      signal,
+      threads: cfg.threads,
+      minSplitBytes: cfg.minSplitBytes,
+      maxLineBytes: cfg.maxLineBytes,
+      maxGroups: cfg.maxGroups,
+      onBytes: progress === null ? undefined : (n) => progress.add(n),
+    });
+  let failures = await read(state);
+  const copyNotes: string[] = [];
+  if (time.fingerprint && signal?.aborted !== true) {
+    const copies = findCopies(state.inputs.map((i) => i.fingerprint));
+    if (copies.size > 0) {
+      // Requests an earlier input already holds are left out on a second read. Only files can be read twice.
+      const rereadable = sources.every((src) => src.path !== null);
+      const first = state.inputs;
+      if (rereadable) {
+        state = new ScanState(cfg.etcdPrefix, null, cfg.maxGroups, { ...cfg.time, fingerprint: false, skipCopies: [...copies].map(([j, c]) => [j, c.skip]) });
+        failures = await read(state);
+      }
+      for (const [j, c] of copies) {
+        const inp = state.inputs[j];
+        if (inp === undefined) continue;
+        const counted = fingerprintTotal(first[j]!.fingerprint);
+        const biggest = [...c.of].sort((a, b) => b.requests - a.requests)[0]!;
+        inp.overlaps = c.of.map((o) => ({ input: first[o.input]!.name, requests: o.requests }));
+        if (c.requests >= 0.99 * counted) inp.duplicateOf = first[biggest.input]!.name;
+        const of = c.of.map((o) => safeText(first[o.input]!.name)).join(', ');
+        const rest = counted - c.requests;
+        const edges = rest > 0 ? `; the other ${formatCount(rest)} ${inp.duplicateOf !== null ? 'fall in the seconds at the edges of the overlap, where requests may count twice' : 'count as its own (those in the seconds at the edges of the overlap may count twice)'}` : '';
+        copyNotes.push(
+          !rereadable
+            ? `audit-scan: ${safeText(inp.name)}: ${formatCount(c.requests)} of its requests repeat ${of}'s; stdin cannot be read twice, so they are counted twice (pass the inputs as files to count them once)`
+            : inp.duplicateOf !== null
+              ? `audit-scan: ${safeText(inp.name)}: a copy of ${of}: ${formatCount(c.requests)} of its ${formatCount(counted)} requests are there and counted once${edges}`
+              : `audit-scan: ${safeText(inp.name)}: ${formatCount(c.requests)} of its ${formatCount(counted)} requests repeat ${of}'s and are counted once${edges}`,
+        );
+      }
+    }
+  }
   progress?.done();
   const report = buildReport(state, {
     kubeVersion: cfg.kubeVersion,
@@ -60,10 +102,10 @@ export async function runScan(
     toolVersion,
     redactor: cfg.redact === null ? null : new Redactor(cfg.redact.key),
   });
-  const diagnostics = problems.map((p) => `audit-scan: ${p.name}: ${p.message}`).concat(summarizeDiagnostics(report));
+  const diagnostics = problems.map((p) => `audit-scan: ${safeText(p.name)}: ${p.message}`).concat(summarizeDiagnostics(report), copyNotes);
   const stdout = renderReport(report, cfg);
   const hardProblems = problems.filter((p) => !p.message.startsWith('same file'));
-  return { stdout, diagnostics, report, inputFailed: failures.length > 0 || hardProblems.length > 0, interrupted: shouldStop() };
+  return { stdout, diagnostics, report, inputFailed: failures.length > 0 || hardProblems.length > 0, interrupted: signal?.aborted === true, nothingRead: report.inputs.length > 0 && nothingRead(report) };
 }
 
 /** Renders a report in the configured format. */

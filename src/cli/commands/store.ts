@@ -1,9 +1,10 @@
 /*! Store subcommands (issue 6): load, sql, export, and scan --db. Wiring only; the work is in store/duckdb.ts,
  * which is imported here lazily so that a plain scan never loads DuckDB. */
 
+import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { Readable } from 'node:stream';
-import { UsageError } from '../../errors.js';
+import { InputError, InterruptedError, UsageError } from '../../errors.js';
 import { expandSources } from '../../input/sources.js';
 import { readSources } from '../../scan.js';
 import { resolveConfig, type Env } from '../config.js';
@@ -20,6 +21,8 @@ interface StoreIO {
   err: (s: string) => void;
   env: Env;
   version: string;
+  /** aborted by SIGINT */
+  signal?: AbortSignal;
 }
 
 function dbOption(p: Command): Command {
@@ -58,8 +61,17 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
     return code === 'commander.helpDisplayed' || code === 'commander.help' ? 0 : 2;
   }
   const opts = p.opts() as Record<string, unknown>;
+  const dbPath = String(opts.db);
+  // Only load creates a store: a typo in `scan --db`, `sql --db` or `export --db` must not make an empty file and
+  // answer as if all were well.
+  if (name !== 'load') {
+    if (!existsSync(dbPath)) throw new InputError(`${safeText(dbPath)}: no such store (create one with: audit-scan load <logs> --db ${safeText(dbPath)})`);
+    if (!statSync(dbPath).isFile()) throw new InputError(`${safeText(dbPath)}: not a store file`);
+  }
   const { Store, loadSource, classifyStore, exportParquet, stateFromStore } = await import('../../store/duckdb.js');
-  const store = await Store.open(String(opts.db));
+  const store = await Store.open(dbPath);
+  const onAbort = (): void => store.interrupt();
+  io.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     if (name === 'load') {
       const cfg = resolveConfig(p.args.length > 0 ? p.args : ['-'], opts, io.env);
@@ -67,9 +79,12 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
       for (const pr of problems) io.err(`audit-scan: ${safeText(pr.name)}: ${pr.message}\n`);
       let failed = problems.some((x) => !x.message.startsWith('same file'));
       for (const src of sources) {
+        if (io.signal?.aborted) break;
         try {
           const r = await loadSource(store, src, async (state) => {
-            await readSources([src], state, { etcdPrefix: cfg.etcdPrefix, stdin: io.stdin, onSkip: null, threads: 1 });
+            await readSources([src], state, { etcdPrefix: cfg.etcdPrefix, stdin: io.stdin, onSkip: null, threads: 1, signal: io.signal });
+            // A cut input is not committed: an input is in the store whole or not at all.
+            if (io.signal?.aborted) throw new InterruptedError(`${src.name}: interrupted; not loaded (inputs loaded before it are kept)`);
           }, cfg.etcdPrefix);
           io.err(
             r.status === 'already loaded'
@@ -77,10 +92,12 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
               : `audit-scan: ${safeText(src.name)}: loaded ${formatCount(r.requests)} requests and ${formatCount(r.etcdReads)} etcd reads${r.skippedLines > 0 ? ` (${formatCount(r.skippedLines)} lines skipped)` : ''}\n`,
           );
         } catch (err) {
+          if (err instanceof InterruptedError || io.signal?.aborted) throw err instanceof InterruptedError ? err : new InterruptedError(`${src.name}: interrupted; not loaded (inputs loaded before it are kept)`);
           failed = true;
           io.err(`audit-scan: ${(err as Error).message}\n`);
         }
       }
+      if (io.signal?.aborted) throw new InterruptedError('interrupted; inputs loaded before are kept');
       const v = await classifyStore(store, cfg.kubeVersion, cfg.etcdVersion, cfg.watchCacheDisabled);
       io.err(`audit-scan: served-from verdicts for ${v}\n`);
       return failed ? 1 : 0;
@@ -91,6 +108,7 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
       try {
         res = await store.query(q);
       } catch (err) {
+        if (io.signal?.aborted) throw new InterruptedError('interrupted');
         throw new UsageError(`sql: ${(err as Error).message}`);
       }
       io.out(formatRows(res.columns, res.rows, String(opts.output)));
@@ -109,7 +127,11 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
     report.inputs = report.inputs.filter((i) => i.name !== '(store)');
     io.out(renderReport(report, cfg));
     return 0;
+  } catch (err) {
+    if (io.signal?.aborted && !(err instanceof InterruptedError)) throw new InterruptedError('interrupted');
+    throw err;
   } finally {
+    io.signal?.removeEventListener('abort', onAbort);
     store.close();
   }
 }

@@ -1,0 +1,151 @@
+/*! Copies of one log given as two inputs (a must-gather next to a shipper's export, a file and its .gz):
+ * each input keeps, per second of requestReceivedTimestamp, the number of requests it counted and two sums of
+ * their auditID hashes. Two inputs holding the same requests in a second have the same three numbers there;
+ * different requests practically never do. Seconds, not minutes: an excerpt of a log shares whole seconds with
+ * it, and only the partial second at each end of an overlap can be counted twice. Memory grows with the seconds
+ * that have traffic, not with requests (bounded: the width doubles past MAX_CELLS, about 28 busy hours), and a
+ * fingerprint is a pure sum, so it does not depend on threads or cuts. */
+
+/** window (at widthMs) → [requests, sum of hash lows, sum of hash highs] (sums mod 2^32). */
+export interface Fingerprint {
+  widthMs: number;
+  cells: Map<number, [number, number, number]>;
+}
+
+const BASE_MS = 1000;
+const MAX_CELLS = 100_000;
+
+export function newFingerprint(): Fingerprint {
+  return { widthMs: BASE_MS, cells: new Map() };
+}
+
+/** Two 32-bit hashes of a string in one pass (multiply-xorshift, in the style of cyrb53). */
+function hash2(s: string): [number, number] {
+  let a = 0x9e3779b9;
+  let b = 0x85ebca6b;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x9e3779b1);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  a = Math.imul(a ^ (a >>> 16), 0x85ebca6b) ^ Math.imul(b ^ (b >>> 13), 0xc2b2ae35);
+  b = Math.imul(b ^ (b >>> 16), 0x85ebca6b) ^ Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
+  return [a >>> 0, b >>> 0];
+}
+
+let lastF: Fingerprint | null = null;
+let lastIdx = NaN;
+let lastCell: [number, number, number] | null = null;
+
+/** Adds one counted request received at `t` with auditID `id`. */
+export function fingerprintAdd(f: Fingerprint, t: number, id: string): void {
+  const idx = Math.floor(t / f.widthMs);
+  let cell = f === lastF && idx === lastIdx ? lastCell : f.cells.get(idx);
+  if (cell === undefined || cell === null) {
+    cell = [0, 0, 0];
+    f.cells.set(idx, cell);
+  }
+  const [h1, h2] = hash2(id);
+  cell[0]++;
+  cell[1] = (cell[1] + h1) >>> 0;
+  cell[2] = (cell[2] + h2) >>> 0;
+  lastF = f;
+  lastIdx = idx;
+  lastCell = cell;
+  if (f.cells.size > MAX_CELLS) coarsen(f, f.widthMs * 2);
+}
+
+function addCell(m: Map<number, [number, number, number]>, i: number, c: readonly [number, number, number]): void {
+  const d = m.get(i);
+  if (d === undefined) m.set(i, [c[0], c[1], c[2]]);
+  else {
+    d[0] += c[0];
+    d[1] = (d[1] + c[1]) >>> 0;
+    d[2] = (d[2] + c[2]) >>> 0;
+  }
+}
+
+function coarsen(f: Fingerprint, widthMs: number): void {
+  while (f.widthMs < widthMs || f.cells.size > MAX_CELLS) {
+    const old = [...f.cells.entries()];
+    f.cells.clear();
+    for (const [i, c] of old) addCell(f.cells, Math.floor(i / 2), c);
+    f.widthMs *= 2;
+  }
+  if (lastF === f) lastF = null;
+}
+
+/** A copy of `f` at a width at least `widthMs`. */
+function at(f: Fingerprint, widthMs: number): Fingerprint {
+  const c: Fingerprint = { widthMs: f.widthMs, cells: new Map([...f.cells].map(([i, x]) => [i, [x[0], x[1], x[2]] as [number, number, number]])) };
+  if (widthMs > c.widthMs) coarsen(c, widthMs);
+  return c;
+}
+
+/** Adds `b` into `a` (a segment into its input). */
+export function fingerprintMerge(a: Fingerprint, b: Fingerprint): void {
+  if (b.cells.size === 0) return;
+  const src = b.widthMs < a.widthMs ? at(b, a.widthMs) : b;
+  if (src.widthMs > a.widthMs) coarsen(a, src.widthMs);
+  for (const [i, c] of src.cells) addCell(a.cells, i, c);
+  if (a.cells.size > MAX_CELLS) coarsen(a, a.widthMs * 2);
+  if (lastF === a) lastF = null;
+}
+
+/** Time windows of one input to leave out when it is read again: [widthMs, window indexes]. */
+export type SkipWindows = Array<[number, number[]]>;
+
+/** What comparing the inputs found, for one input. */
+export interface CopyFinding {
+  /** requests in windows where an earlier input holds the same requests */
+  requests: number;
+  /** the earlier inputs it repeats, with the requests repeated from each */
+  of: Array<{ input: number; requests: number }>;
+  skip: SkipWindows;
+}
+
+/** Compares every input with the earlier ones; a window equal in both is repeated in the later one. */
+export function findCopies(fingerprints: ReadonlyArray<Fingerprint | null>): Map<number, CopyFinding> {
+  const out = new Map<number, CopyFinding>();
+  for (let j = 1; j < fingerprints.length; j++) {
+    const fj = fingerprints[j];
+    if (fj === null || fj === undefined || fj.cells.size === 0) continue;
+    const taken = new Map<number, Set<number>>(); // width → windows of j already matched
+    const finding: CopyFinding = { requests: 0, of: [], skip: [] };
+    for (let i = 0; i < j; i++) {
+      const fi = fingerprints[i];
+      if (fi === null || fi === undefined || fi.cells.size === 0) continue;
+      const w = Math.max(fi.widthMs, fj.widthMs);
+      const a = at(fi, w);
+      const b = at(fj, w);
+      let seen = taken.get(w);
+      if (seen === undefined) taken.set(w, (seen = new Set()));
+      let n = 0;
+      const windows: number[] = [];
+      for (const [idx, c] of b.cells) {
+        if (seen.has(idx)) continue;
+        const d = a.cells.get(idx);
+        if (d !== undefined && d[0] === c[0] && d[1] === c[1] && d[2] === c[2]) {
+          seen.add(idx);
+          windows.push(idx);
+          n += c[0];
+        }
+      }
+      if (n === 0) continue;
+      finding.requests += n;
+      finding.of.push({ input: i, requests: n });
+      const entry = finding.skip.find(([width]) => width === w);
+      if (entry) entry[1].push(...windows);
+      else finding.skip.push([w, windows]);
+    }
+    if (finding.requests > 0) out.set(j, finding);
+  }
+  return out;
+}
+
+/** Total requests a fingerprint counted. */
+export function fingerprintTotal(f: Fingerprint): number {
+  let n = 0;
+  for (const c of f.cells.values()) n += c[0];
+  return n;
+}

@@ -1,0 +1,72 @@
+/*! Pauses in one input's audit stream (restarts, log loss), measured against that input's own rhythm
+ * (issue 11): a pause counts when it is ≥ 100× the input's median spacing between events and ≥ 5 s, so a
+ * 10–30 s silence on a busy apiserver is found and a quiet cluster's normal spacing is not. `--gap` sets a
+ * fixed threshold instead. Everything here is mergeable across segments and bounded. */
+
+/** No pause shorter than this is a gap, whatever the input's rhythm. */
+export const MIN_GAP_MS = 5000;
+/** A pause this many times the input's median spacing is a gap (when no --gap is given). */
+export const ADAPTIVE_GAP_FACTOR = 100;
+/** Most gaps kept per input: the longest, so the cap never hides a long pause behind many short ones. */
+export const MAX_GAPS = 1000;
+
+/** Bins of the spacing histogram: 0 for no advance, then four per doubling of milliseconds. */
+const HIST_BINS = 200;
+
+/** A histogram of the advances of an input's latest event time (0 when an event did not advance it). */
+export type SpacingHistogram = number[];
+
+export function newSpacingHistogram(): SpacingHistogram {
+  return new Array<number>(HIST_BINS).fill(0);
+}
+
+/** Counts one advance of `inc` ms. */
+export function addSpacing(h: SpacingHistogram, inc: number): void {
+  const bin = inc < 1 ? 0 : Math.min(HIST_BINS - 1, 1 + Math.floor(Math.log2(inc) * 4));
+  h[bin]!++;
+}
+
+export function mergeSpacing(a: SpacingHistogram, b: SpacingHistogram): void {
+  for (let i = 0; i < HIST_BINS; i++) a[i]! += b[i] ?? 0;
+}
+
+/** The median advance in ms (the middle of its bin), or null with no events. */
+export function medianSpacingMs(h: SpacingHistogram): number | null {
+  let n = 0;
+  for (const c of h) n += c;
+  if (n === 0) return null;
+  const rank = Math.floor((n - 1) / 2);
+  let seen = 0;
+  for (let i = 0; i < HIST_BINS; i++) {
+    seen += h[i]!;
+    if (seen > rank) return i === 0 ? 0 : 2 ** ((i - 0.5) / 4);
+  }
+  return null;
+}
+
+/** The pause that makes a gap in an input: --gap when given, else max(5 s, 100 × median spacing). */
+export function gapThresholdMs(h: SpacingHistogram | undefined, flagMs: number | null): number {
+  if (flagMs !== null) return flagMs;
+  const m = h === undefined ? null : medianSpacingMs(h);
+  return Math.max(MIN_GAP_MS, ADAPTIVE_GAP_FACTOR * (m ?? 0));
+}
+
+/** The smallest pause recorded as a candidate during the scan (the threshold is only known at the end). */
+export function candidateMinMs(flagMs: number | null): number {
+  return flagMs === null ? MIN_GAP_MS : flagMs;
+}
+
+/** Adds a candidate gap; keeps the list bounded (the longest MAX_GAPS, ties by time). */
+export function pushGap(gaps: Array<[number, number]>, from: number, to: number): void {
+  gaps.push([from, to]);
+  if (gaps.length > 2 * MAX_GAPS) keepLongest(gaps);
+}
+
+/** Cuts `gaps` to the longest MAX_GAPS in place, then sorts them by time: a function of the set of gaps only,
+ * so it does not depend on how the input was split into segments. */
+export function keepLongest(gaps: Array<[number, number]>): Array<[number, number]> {
+  gaps.sort((x, y) => y[1] - y[0] - (x[1] - x[0]) || x[0] - y[0]);
+  if (gaps.length > MAX_GAPS) gaps.length = MAX_GAPS;
+  gaps.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  return gaps;
+}

@@ -1,0 +1,63 @@
+/*! When an input yields no audit event and no etcd entry, say what it looked like (issue 11): feeding the
+ * apiserver's own log instead of its audit log is the easiest mistake in an incident, and "nothing heavy in this
+ * log" must never be the answer to the wrong file. Works on the counts the scan keeps; reads nothing again. */
+
+import type { InputStats } from './scan-state.js';
+
+/** true when an input gave the analysis something: audit events, slow etcd reads, or any etcd line. */
+export function inputYielded(i: Pick<InputStats, 'auditEvents' | 'etcdEntries' | 'otherKinds'>): boolean {
+  if (i.auditEvents > 0 || i.etcdEntries > 0) return true;
+  for (const k of i.otherKinds.keys()) if (k.startsWith('etcd ')) return true;
+  return false;
+}
+
+const share = (n: number, of: number): boolean => of > 0 && n * 2 >= of;
+
+/** A short description of an input that yielded nothing, e.g. "it looks like the apiserver's klog log: …". */
+export function describeInput(i: InputStats, isStdin: boolean): string {
+  const content = i.lines - i.blankLines;
+  if (i.lines === 0) return isStdin ? 'nothing arrived on stdin' : 'it is empty';
+  if (content <= 0) return 'it holds only blank lines';
+  const reasons = i.skipReasons;
+  const count = (k: string): number => reasons.get(k) ?? 0;
+  const klog = i.otherKinds.get('klog') ?? 0;
+  if (share(klog, content)) {
+    return "it looks like the apiserver's klog log: audit events are written to the file named by --audit-log-path (or sent to --audit-webhook-config-file), not to the apiserver's own log";
+  }
+  if (share(i.otherKinds.get('go-panic') ?? 0, content)) return 'it looks like a Go panic or stack trace, not a log of events';
+  let gke = 0;
+  for (const [k, n] of reasons) if (k.startsWith('GKE')) gke += n;
+  if (share(gke, content)) return 'it holds GKE Cloud Logging entries (protoPayload), not native audit.k8s.io events';
+  const sample = i.sample ?? '';
+  if (share(count('JSON is not an audit event') + count('batch item is not an audit event'), content + i.skippedItems)) {
+    const kind = /kind: ([^;]+)/.exec(sample)?.[1];
+    if (kind !== undefined && /\bapiVersion\b/.test(sample) && /\bmetadata\b/.test(sample)) {
+      return `it holds Kubernetes objects (kind ${kind}), not audit events: the output of kubectl get -o json?`;
+    }
+    const msg = /msg: ([^;]+)/.exec(sample)?.[1];
+    if (msg !== undefined) return `it looks like a JSON log of some component (first message: ${msg}), not audit events or etcd's slow-request lines`;
+    return `it holds JSON that is not audit events (${sample.replace(/^json /, '') || 'no auditID, stage or verb'})`;
+  }
+  if (share(count('not JSON'), content)) return 'its lines start like JSON but do not parse (cut or corrupted?)';
+  if (content === 1 && count('truncated last line') === 1) return 'its only line is cut off';
+  if (share(count('not a known format'), content)) {
+    const first = sample.trim();
+    if (/^(#{1,6} |```|\| |- \[|\* )/.test(first) || /\]\(https?:/.test(first)) return `it looks like text or Markdown, not a log (first line: ${quote(first)})`;
+    return `no line is in a known log format (first line: ${quote(first)})`;
+  }
+  return 'no line is an audit event or an etcd entry';
+}
+
+function quote(s: string): string {
+  return JSON.stringify(s.length > 60 ? s.slice(0, 59) + '…' : s);
+}
+
+/** "keys: a, b, c; kind: Pod; msg: started" for the first JSON value that was not an event. */
+export function describeJsonShape(o: Record<string, unknown>): string {
+  const keys = Object.keys(o);
+  const parts = [`keys: ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}`];
+  if (typeof o.kind === 'string') parts.push(`kind: ${o.kind.slice(0, 40)}`);
+  const msg = o.msg ?? o.message;
+  if (typeof msg === 'string') parts.push(`msg: ${msg.slice(0, 60)}`);
+  return 'json ' + parts.join('; ');
+}

@@ -1,0 +1,155 @@
+/*! Timestamps that cannot be real for a log (issue 11). Two rules:
+ *  - at ingest, fixed: before 1971 (Go's zero time 0001-01-01, the Unix epoch, an unset clock) or more than a day
+ *    after now;
+ *  - at the end, per input: "far from the rest of the input", decided on a bounded, mergeable sketch of the
+ *    input's event times, so the answer does not depend on threads or on where an input was cut.
+ * Implausible times are counted per input and left out of the time analysis; their events count everywhere else. */
+
+/** Anything before this is a zero or unset clock, not a Kubernetes audit log (Kubernetes began in 2014). */
+export const EARLIEST_PLAUSIBLE_MS = Date.UTC(1971, 0, 1);
+/** How far after "now" a clock may run before its times are called implausible. */
+export const FUTURE_SLACK_MS = 24 * 3600_000;
+
+/** Why a time was left out of the time analysis. */
+export type ImplausibleKind = 'zero' | 'future' | 'far';
+
+/** The fixed rule: 'zero' before 1971, 'future' more than a day after `nowMs`, else null. */
+export function implausibleAtIngest(t: number, nowMs: number): ImplausibleKind | null {
+  if (t < EARLIEST_PLAUSIBLE_MS) return 'zero';
+  if (t > nowMs + FUTURE_SLACK_MS) return 'future';
+  return null;
+}
+
+/** A sparse histogram of one input's event times: bucket index → [count, earliest ms, latest ms]. Plain data,
+ * so it survives structured clone from a worker. Coarsens (width doubles) past MAX_SKETCH_BUCKETS. */
+export interface TimeSketch {
+  widthMs: number;
+  buckets: Map<number, [number, number, number]>;
+}
+
+const SKETCH_BASE_MS = 60_000;
+const MAX_SKETCH_BUCKETS = 4096;
+
+export function newSketch(): TimeSketch {
+  return { widthMs: SKETCH_BASE_MS, buckets: new Map() };
+}
+
+// The last bucket touched: logs are in time order, so most events land in it and skip the Map lookup.
+let lastSketch: TimeSketch | null = null;
+let lastIdx = NaN;
+let lastCell: [number, number, number] | null = null;
+
+/** Adds one plausible event time. */
+export function sketchAdd(s: TimeSketch, t: number): void {
+  let idx = Math.floor(t / s.widthMs);
+  let cell = s === lastSketch && idx === lastIdx ? lastCell : s.buckets.get(idx);
+  if (cell === undefined || cell === null) {
+    cell = [0, t, t];
+    s.buckets.set(idx, cell);
+    if (s.buckets.size > MAX_SKETCH_BUCKETS) {
+      coarsenSketch(s, s.widthMs * 2);
+      idx = Math.floor(t / s.widthMs);
+      cell = s.buckets.get(idx)!;
+    }
+  }
+  cell[0]++;
+  if (t < cell[1]) cell[1] = t;
+  if (t > cell[2]) cell[2] = t;
+  lastSketch = s;
+  lastIdx = idx;
+  lastCell = cell;
+}
+
+function coarsenSketch(s: TimeSketch, widthMs: number): void {
+  while (s.widthMs < widthMs || s.buckets.size > MAX_SKETCH_BUCKETS) {
+    const f = 2;
+    const old = [...s.buckets.entries()];
+    s.buckets.clear();
+    for (const [i, c] of old) {
+      const j = Math.floor(i / f);
+      const d = s.buckets.get(j);
+      if (d === undefined) s.buckets.set(j, [c[0], c[1], c[2]]);
+      else {
+        d[0] += c[0];
+        d[1] = Math.min(d[1], c[1]);
+        d[2] = Math.max(d[2], c[2]);
+      }
+    }
+    s.widthMs *= f;
+  }
+  if (lastSketch === s) lastSketch = null;
+}
+
+/** Adds sketch `b` into `a` (a worker's segment into its input). Order-independent: the result is the finest
+ * width at which the union fits, whatever the order of merges. */
+export function sketchMerge(a: TimeSketch, b: TimeSketch): void {
+  if (b.buckets.size === 0) return;
+  let src = b;
+  if (b.widthMs < a.widthMs) {
+    src = { widthMs: b.widthMs, buckets: new Map([...b.buckets].map(([i, c]) => [i, [c[0], c[1], c[2]] as [number, number, number]])) };
+    coarsenSketch(src, a.widthMs);
+  } else if (b.widthMs > a.widthMs) {
+    coarsenSketch(a, b.widthMs);
+  }
+  for (const [i, c] of src.buckets) {
+    const d = a.buckets.get(i);
+    if (d === undefined) a.buckets.set(i, [c[0], c[1], c[2]]);
+    else {
+      d[0] += c[0];
+      d[1] = Math.min(d[1], c[1]);
+      d[2] = Math.max(d[2], c[2]);
+    }
+  }
+  if (a.buckets.size > MAX_SKETCH_BUCKETS) coarsenSketch(a, a.widthMs * 2);
+  if (lastSketch === a) lastSketch = null;
+}
+
+/** A run of event times: [earliest ms, latest ms] and how many events. */
+export interface TimeCluster {
+  fromMs: number;
+  toMs: number;
+  events: number;
+}
+
+/** Silences at least this long split an input's times into clusters (and at least 10× the main cluster's span). */
+export const FAR_GAP_MS = 6 * 3600_000;
+/** A cluster with fewer than this share of the input's events, split off by such a silence, is "far away". */
+export const FAR_SHARE = 0.01;
+
+/** Splits an input's times into the clusters it keeps and the ones far from the rest of it.
+ * Clusters are separated by silences ≥ max(6 h, 10 × the main cluster's span); a cluster holding under 1% of
+ * the input's events is far away. An input of under 100 events has no "rest" to compare with: all kept. */
+export function splitFar(s: TimeSketch): { kept: TimeCluster[]; far: TimeCluster[] } {
+  const pts = [...s.buckets.entries()].sort((x, y) => x[0] - y[0]).map(([, c]) => c);
+  let total = 0;
+  for (const c of pts) total += c[0];
+  if (pts.length === 0) return { kept: [], far: [] };
+  let gap = FAR_GAP_MS;
+  let clusters: TimeCluster[] = [];
+  for (;;) {
+    clusters = [];
+    for (const [n, lo, hi] of pts) {
+      const last = clusters[clusters.length - 1];
+      if (last !== undefined && lo - last.toMs < gap) {
+        last.events += n;
+        if (hi > last.toMs) last.toMs = hi;
+      } else clusters.push({ fromMs: lo, toMs: hi, events: n });
+    }
+    let main = clusters[0]!;
+    for (const c of clusters) if (c.events > main.events) main = c;
+    const wanted = Math.max(FAR_GAP_MS, 10 * (main.toMs - main.fromMs));
+    if (wanted <= gap) break;
+    gap = wanted;
+  }
+  if (total < 100) return { kept: clusters, far: [] };
+  const kept: TimeCluster[] = [];
+  const far: TimeCluster[] = [];
+  for (const c of clusters) (c.events < FAR_SHARE * total ? far : kept).push(c);
+  return { kept, far };
+}
+
+/** true when [fromMs, toMs) overlaps one of `ranges`. */
+export function overlapsAny(fromMs: number, toMs: number, ranges: ReadonlyArray<TimeCluster>): boolean {
+  for (const r of ranges) if (fromMs <= r.toMs && toMs - 1 >= r.fromMs) return true;
+  return false;
+}
