@@ -25,10 +25,10 @@ export async function runCli(args: string[], stdinText: string | Buffer | null =
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
-/** Runs bin/audit-scan.js as a child process. */
-export function spawnCli(args: string[], stdin: Buffer | string | null = null): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs bin/audit-scan.js as a child process. `nodeArgs` go before the script (e.g. --import a preload). */
+export function spawnCli(args: string[], stdin: Buffer | string | null = null, opts: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', TZ: 'UTC' } });
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', TZ: 'UTC', ...opts.env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -57,4 +57,11 @@ export function auditLine(f: Record<string, unknown>): string {
     stageTimestamp: '2026-01-01T00:00:00.100000Z',
     ...f,
   });
+}
+
+/** Runs the CLI as a child process and returns its peak RSS in KB as well (test/rss-preload.mjs). */
+export async function spawnCliRss(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; maxRssKb: number }> {
+  const r = await spawnCli(args, null, { nodeArgs: ['--import', fileURLToPath(new URL('./rss-preload.mjs', import.meta.url))] });
+  const m = /maxrss-kb=(\d+)/.exec(r.stderr);
+  return { ...r, maxRssKb: m ? Number(m[1]) : NaN };
 }

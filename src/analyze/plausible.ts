@@ -113,12 +113,15 @@ export interface TimeCluster {
 
 /** Silences at least this long split an input's times into clusters (and at least 10× the main cluster's span). */
 export const FAR_GAP_MS = 6 * 3600_000;
-/** A cluster with fewer than this share of the input's events, split off by such a silence, is "far away". */
+/** A cluster with fewer than this share of the input's events, split off by such a silence, is "far away"... */
 export const FAR_SHARE = 0.01;
+/** ...when the clusters that are not hold at least this share of them. */
+export const REST_SHARE = 0.9;
 
 /** Splits an input's times into the clusters it keeps and the ones far from the rest of it.
  * Clusters are separated by silences ≥ max(6 h, 10 × the main cluster's span); a cluster holding under 1% of
- * the input's events is far away. An input of under 100 events has no "rest" to compare with: all kept. */
+ * the input's events is far away, provided the other clusters hold ≥ 90% of them. An input of under 100 events
+ * has no "rest" to compare with: all kept. */
 export function splitFar(s: TimeSketch): { kept: TimeCluster[]; far: TimeCluster[] } {
   const pts = [...s.buckets.entries()].sort((x, y) => x[0] - y[0]).map(([, c]) => c);
   let total = 0;
@@ -144,7 +147,17 @@ export function splitFar(s: TimeSketch): { kept: TimeCluster[]; far: TimeCluster
   if (total < 100) return { kept: clusters, far: [] };
   const kept: TimeCluster[] = [];
   const far: TimeCluster[] = [];
-  for (const c of clusters) (c.events < FAR_SHARE * total ? far : kept).push(c);
+  let keptEvents = 0;
+  for (const c of clusters) {
+    if (c.events < FAR_SHARE * total) far.push(c);
+    else {
+      kept.push(c);
+      keptEvents += c.events;
+    }
+  }
+  // "Far from the rest" needs a rest: when the big clusters hold under 90% of the events, the times are spread
+  // out (a quiet cluster's log over months), not a few strays, and nothing is left out.
+  if (keptEvents < REST_SHARE * total) return { kept: clusters, far: [] };
   return { kept, far };
 }
 

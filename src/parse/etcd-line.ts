@@ -197,8 +197,15 @@ export function parseEtcdZap(o: Record<string, unknown>): EtcdEntry | null {
     };
   }
   if (typeof o['etcd-version'] === 'string') return { kind: 'other', what: 'version', version: o['etcd-version'], tsMs };
+  // Other zap lines are etcd's only when their caller is one of etcd's packages: controllers and operators log
+  // the same level/ts/msg shape, and their logs must not pass for an etcd log.
+  if (typeof o.caller !== 'string' || !ETCD_CALLER.test(o.caller)) return null;
   return { kind: 'other', what: msg.slice(0, 80), tsMs };
 }
+
+// etcd's zap callers are package/file.go:line in its own tree (3.4–3.6): embed/etcd.go:301, etcdserver/util.go:170.
+const ETCD_CALLER =
+  /^(?:etcdserver|etcdmain|embed|rafthttp|raft|v3rpc|v2http|v3compactor|traceutil|mvcc|backend|wal|membership|snap|auth|lease|api|etcdhttp|fileutil|osutil|schedule|txn|apply|etcdutil|verify|logutil|transport|v3election|v3lock|grpcproxy|rpctypes|cindex|version|storage|server)(?:\/[\w.-]+)*\/[\w.-]+\.go:\d+$/;
 
 // capnslog PrettyFormatter: "2021-05-14 16:47:40.074621 W | etcdserver: message"
 const CAPNSLOG = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) ([DINWEC]) \| ([\w./-]+): (.*)$/;

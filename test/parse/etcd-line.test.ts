@@ -62,7 +62,12 @@ describe('parseEtcdZap', () => {
   });
   it('treats a slow write and a compaction as other lines', () => {
     expect(parseEtcdZap({ level: 'warn', ts: '2020-01-01T00:00:00Z', msg: 'apply request took too long', prefix: '', request: 'header:<ID:1 > txn:<>', took: '200ms' })).toMatchObject({ kind: 'other', what: 'slow write' });
-    expect(parseEtcdZap({ level: 'info', ts: '2020-01-01T00:00:00Z', msg: 'finished scheduled compaction', took: '2.1ms' })).toMatchObject({ kind: 'other' });
+    expect(parseEtcdZap({ level: 'info', ts: '2020-01-01T00:00:00Z', caller: 'mvcc/kvstore_compaction.go:63', msg: 'finished scheduled compaction', took: '2.1ms' })).toMatchObject({ kind: 'other' });
+  });
+  it("does not take another component's zap line for etcd's: the caller must be an etcd package", () => {
+    expect(parseEtcdZap({ level: 'info', ts: '2020-01-01T00:00:00Z', msg: 'Starting workers', controller: 'x' })).toBeNull();
+    expect(parseEtcdZap({ level: 'info', ts: '2020-01-01T00:00:00Z', caller: 'controller/controller.go:234', msg: 'Starting workers' })).toBeNull();
+    expect(parseEtcdZap({ level: 'info', ts: '2020-01-01T00:00:00Z', caller: 'embed/etcd.go:301', msg: 'starting an etcd server' })).toMatchObject({ kind: 'other' });
   });
   it('is not fooled by a JSON object without level/ts/msg', () => {
     expect(parseEtcdZap({ msg: 'x' })).toBeNull();
