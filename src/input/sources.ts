@@ -88,6 +88,8 @@ export function describeFsError(err: unknown): string {
       return 'is a directory';
     case 'ELOOP':
       return 'symlink loop';
+    case 'EIO':
+      return 'input/output error while reading (EIO: the disk, the file system or the device failed)';
     case 'Z_DATA_ERROR':
     case 'Z_BUF_ERROR':
       return /header check|unknown compression/.test(e.message)

@@ -47,9 +47,53 @@ describe('token refresh waves', () => {
   it('one wave only: no period, a prediction from the TTL rule', async () => {
     const r = await scan(['fixtures/time/token-one-wave.log']);
     const [t] = byKind(r, 'token-refresh-storm');
-    expect(t.waves).toHaveLength(1);
-    expect(t.periodSeconds).toBeNull();
-    expect(t.nextWaveAt).not.toBeNull();
+    expect(t.waves.map((w: any) => w.requests)).toEqual([300]);
+    expect(t).toMatchObject({ periodSeconds: null, periodSpreadSeconds: null, ttlSeconds: 3607, ttlSource: 'default', expectedPeriodSeconds: 2881.1 });
+  });
+
+  // Hand-built waves: 10 kubelet TokenRequests inside one second each, so each wave's centroid is that second's
+  // middle (its 1 s bucket), and every figure follows by arithmetic.
+  const tokenLines = (waveStarts: number[], ttl?: number): string =>
+    waveStarts
+      .flatMap((s, w) =>
+        Array.from({ length: 10 }, (_, i) =>
+          auditLine({
+            auditID: `w${w}-${i}`,
+            verb: 'create',
+            level: ttl === undefined ? 'Metadata' : 'Request',
+            requestURI: '/api/v1/namespaces/shop/serviceaccounts/default/token',
+            user: { username: `system:node:n${i}` },
+            objectRef: { resource: 'serviceaccounts', namespace: 'shop', name: 'default', subresource: 'token', apiVersion: 'v1' },
+            ...(ttl === undefined ? {} : { requestObject: { kind: 'TokenRequest', spec: { expirationSeconds: ttl } } }),
+            requestReceivedTimestamp: at(s + i / 10),
+            stageTimestamp: at(s + i / 10 + 0.01),
+          }),
+        ),
+      )
+      .join('\n') + '\n';
+
+  it('one wave at 12:00:00.5: the next is due 0.8 × 3,607 − 4.5 = 2,881.1 s later, at 12:48:01.600', async () => {
+    const r = await runCli(['-o', 'json', '-'], tokenLines([0]));
+    const [t] = byKind(JSON.parse(r.stdout), 'token-refresh-storm');
+    expect(t).toMatchObject({ waves: [{ start: at(0), end: at(1), requests: 10, peakPerSecond: 10 }], nextWaveAt: '2026-11-30T12:48:01.600Z', severity: 'info' });
+    // 10 in one second spread over the kubelet's 10 s: 1/s; over min(10% of 3,607 s, 300 s) = 300 s: 0.03/s (0.0 at one decimal)
+    expect(t.jitter).toEqual({ currentSeconds: 10, predictedPeakPerSecond: 1, proposedSeconds: 300, predictedPeakWithProposed: 0, peakReduction: 30 });
+  });
+
+  it('three waves 2,880 s and 2,882 s apart: period 2,881 s (the median), spread 1 s, next at the last centroid + 2,881.1 s', async () => {
+    const r = await runCli(['-o', 'json', '-'], tokenLines([0, 2880, 5762]));
+    const [t] = byKind(JSON.parse(r.stdout), 'token-refresh-storm');
+    expect(t.waves.map((w: any) => [w.start, w.requests])).toEqual([[at(0), 10], [at(2880), 10], [at(5762), 10]]);
+    // last centroid 5,762.5 s + 2,881.1 s = 8,643.6 s after 12:00:00 = 14:24:03.600
+    expect(t).toMatchObject({ periodSeconds: 2881, periodSpreadSeconds: 1, expectedPeriodSeconds: 2881.1, nextWaveAt: '2026-11-30T14:24:03.600Z', severity: 'medium' });
+  });
+
+  it('takes the TTL from the requests when the audit level shows it: 7,200 s gives 0.8 × 7,200 − 4.5 = 5,755.5 s', async () => {
+    const r = await runCli(['-o', 'json', '-'], tokenLines([0], 7200));
+    const [t] = byKind(JSON.parse(r.stdout), 'token-refresh-storm');
+    // proposed jitter min(720 s, 300 s) = 300 s; next wave at 0.5 s + 5,755.5 s = 5,756 s = 13:35:56.000
+    expect(t).toMatchObject({ ttlSeconds: 7200, ttlSource: 'requests', expectedPeriodSeconds: 5755.5, nextWaveAt: '2026-11-30T13:35:56.000Z' });
+    expect(t.jitter.proposedSeconds).toBe(300);
   });
 
   it('overlapping waves of two deployments 30 s apart merge into one wave each time', async () => {
