@@ -24,7 +24,8 @@ function golden(name: string, file: string, actual: string): void {
     return;
   }
   if (before === null) throw new Error(`${path} is missing: run npm run golden:update, then review and commit it`);
-  expect(actual, `${name}/${file} differs from its golden; if the change is intended, run npm run golden:update`).toBe(before);
+  if (actual !== before) throw new Error(`${name}/${file} differs from its golden (if the change is intended, run npm run golden:update):\n${lineDiff(before, actual).join('\n')}`);
+  expect(actual).toBe(before);
 }
 
 describe('golden output', () => {

@@ -2,9 +2,14 @@
  * printed: secrets-looking values are redacted, and terminal control characters (ESC/CSI/OSC, backspace, CR,
  * C1, bidi overrides) become visible escapes. Markdown and HTML escaping build on top of this. */
 
-// Control characters a terminal acts on, plus Unicode bidi controls (Trojan Source, CVE-2021-42574).
+// Control characters a terminal acts on (C0, DEL, C1), Unicode bidi controls (Trojan Source, CVE-2021-42574:
+// the Arabic letter mark, LRM/RLM, embeddings, overrides, isolates) and the line and paragraph separators, which
+// break a report's line where none is.
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** The same characters minus C0, which JSON.stringify escapes itself: what renderJson writes as \uXXXX. */
+export const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** JWTs (service-account and OIDC tokens), Bearer/Basic credentials, and token-like query values. */
 const SECRET_PATTERNS: ReadonlyArray<[RegExp, string]> = [
@@ -29,9 +34,25 @@ export function safeText(s: string): string {
   });
 }
 
-/** Escapes a string for a Markdown table cell or inline text. */
+/** Escapes a string for a Markdown table cell or inline text: shown as written, never as markup or a link. */
 export function escapeMarkdown(s: string): string {
-  return safeText(s).replace(/[\\`*_[\]<>|~]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : `\\${c}`));
+  return safeText(s)
+    .split(/(\s+)/)
+    .map((t) => (t.length === 0 || /^\s/.test(t) ? t : markdownToken(t)))
+    .join('');
+}
+
+function markdownToken(t: string): string {
+  if (t.includes('@')) {
+    // GitHub links e-mail addresses after parsing, escapes and entities notwithstanding (cmark-gfm#278); a code
+    // span is never linked and copies as written. A token that cannot be one keeps its text with a fullwidth ＠.
+    if (!/[`|]/.test(t)) return '`' + t + '`';
+    t = t.replace(/@/g, '\uff20');
+  }
+  return t
+    .replace(/[\\`*_[\]<>|~&]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : `\\${c}`))
+    .replace(/:\/\//g, '\\://') // http:// and friends are linked while parsing, which an escape stops
+    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\\.`);
 }
 
 /** Escapes a string for HTML text or attribute values. */
