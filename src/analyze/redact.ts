@@ -12,7 +12,7 @@ export class Redactor {
   private readonly key: Buffer;
 
   constructor(key: string | null) {
-    this.key = key === null ? randomBytes(32) : Buffer.from(key, 'utf8');
+    this.key = key === null ? randomBytes(32) : Buffer.from(key);
   }
 
   private tag(kind: string, v: string): string {
@@ -27,7 +27,8 @@ export class Redactor {
   /** A username's pseudonym, keeping its structure: system:serviceaccount:<ns>:<sa>, system:node:<node>. */
   user(u: string): string {
     if (u === '' || u === 'system:node:<node>') return u;
-    const sa = /^system:serviceaccount:([^:]+):(.+)$/.exec(u);
+    // dotAll: a name with a line break in it is still a service account's, and is redacted, not passed through
+    const sa = /^system:serviceaccount:([^:]+):(.+)/s.exec(u);
     if (sa) {
       const ns = sa[1]!;
       return KEEP_NAMESPACES.has(ns) && ns !== 'default' ? u : `system:serviceaccount:${this.namespace(ns)}:${this.tag('sa', u)}`;

@@ -30,7 +30,7 @@ export function redactSecrets(s: string): string {
 export function safeText(s: string): string {
   return redactSecrets(s).replace(CONTROL, (c) => {
     const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    return code <= 0x9f ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });
 }
 

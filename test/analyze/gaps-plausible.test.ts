@@ -1,0 +1,192 @@
+// The rules behind issue 11, as pure functions with hand-computed answers: the adaptive gap threshold, the
+// fixed plausibility rule, the "far from the rest" clusters, and the copy fingerprints.
+import { describe, expect, it } from 'vitest';
+import { addSpacing, candidateMinMs, gapThresholdMs, keepLongest, MAX_GAPS, medianSpacingMs, mergeSpacing, newSpacingHistogram, pushGap } from '../../src/analyze/gaps.js';
+import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar } from '../../src/analyze/plausible.js';
+import { findCopies, fingerprintAdd, fingerprintMerge, fingerprintTotal, newFingerprint } from '../../src/analyze/fingerprint.js';
+
+const hist = (...incs: number[]) => {
+  const h = newSpacingHistogram();
+  for (const i of incs) addSpacing(h, i);
+  return h;
+};
+const binOf = (inc: number): number => hist(inc).findIndex((n) => n > 0);
+
+describe('spacing histogram and the adaptive gap threshold', () => {
+  it.each([
+    [0, 0],
+    [0.5, 0],
+    [1, 1], // 1 + floor(4·log2 1)
+    [2, 5], // 1 + floor(4·1)
+    [3, 7], // 1 + floor(4·1.585) = 1 + 6
+    [1000, 40], // 1 + floor(4·9.966) = 1 + 39
+    [1e300, 199], // clamped to the last bin
+  ])('an advance of %d ms lands in bin %d', (inc, bin) => {
+    expect(binOf(inc)).toBe(bin);
+  });
+
+  it('the median is the middle of the bin of the lower middle event, 0 when most events do not advance the clock', () => {
+    expect(medianSpacingMs(newSpacingHistogram())).toBeNull();
+    expect(medianSpacingMs(hist(0, 0, 5))).toBe(0);
+    // three 2 ms steps: bin 5, whose middle is 2^(4.5/4) = 2.1810 ms
+    expect(medianSpacingMs(hist(2, 2, 2))).toBeCloseTo(2 ** (4.5 / 4), 10);
+    // ranks 0..3: the lower middle (rank 1) is the 2 ms step
+    expect(medianSpacingMs(hist(0, 2, 1000, 1000))).toBeCloseTo(2 ** (4.5 / 4), 10);
+  });
+
+  it('merges histograms bin by bin', () => {
+    const a = hist(2, 2);
+    mergeSpacing(a, hist(1000, 1000, 1000));
+    expect(a[5]).toBe(2);
+    expect(a[40]).toBe(3);
+    expect(medianSpacingMs(a)).toBeCloseTo(2 ** (39.5 / 4), 6);
+  });
+
+  it('the threshold: --gap when given; else 100× the median spacing, at least 5 s', () => {
+    expect(gapThresholdMs(hist(50), 30_000)).toBe(30_000);
+    expect(gapThresholdMs(undefined, null)).toBe(5000);
+    // 50 ms: bin 23, middle 2^(22.5/4) = 49.35 ms; 100× is 4.9 s, so 5 s
+    expect(gapThresholdMs(hist(50, 50, 50), null)).toBe(5000);
+    // 2 s: bin 44, middle 2^(43.5/4) = 1,878.0 ms; 100× = 187.8 s
+    expect(gapThresholdMs(hist(2000, 2000), null)).toBeCloseTo(100 * 2 ** (43.5 / 4), 6);
+    expect(candidateMinMs(null)).toBe(5000);
+    expect(candidateMinMs(12_000)).toBe(12_000);
+  });
+
+  it('keeps the longest 1,000 gaps, ties by time, listed by time', () => {
+    const g: Array<[number, number]> = [];
+    for (let i = 0; i < 2500; i++) pushGap(g, i * 1e6, i * 1e6 + 5000 + (i % 7 === 0 ? 100_000 : i));
+    const kept = keepLongest(g);
+    expect(kept).toHaveLength(MAX_GAPS);
+    expect(kept.every(([a, b], k) => k === 0 || a > kept[k - 1]![0])).toBe(true);
+    // the 358 gaps of 100 s and more (i divisible by 7) are all kept
+    expect(kept.filter(([a, b]) => b - a >= 100_000)).toHaveLength(358);
+    // the other 642 are the longest of the rest: i from 1,751 to 2,499 holds 749 numbers, 107 of them multiples of 7
+    expect(Math.min(...kept.map(([a, b]) => b - a))).toBe(5000 + 1751);
+  });
+});
+
+describe('the fixed plausibility rule', () => {
+  const now = Date.UTC(2026, 11, 1);
+  it.each([
+    [Date.UTC(1, 0, 1), 'zero'],
+    [0, 'zero'],
+    [EARLIEST_PLAUSIBLE_MS - 1, 'zero'],
+    [EARLIEST_PLAUSIBLE_MS, null],
+    [now, null],
+    [now + FUTURE_SLACK_MS, null],
+    [now + FUTURE_SLACK_MS + 1, 'future'],
+  ])('%d → %s', (t, want) => {
+    expect(implausibleAtIngest(t, now)).toBe(want);
+  });
+  it('the bounds are 1971-01-01 and one day', () => {
+    expect(new Date(EARLIEST_PLAUSIBLE_MS).toISOString()).toBe('1971-01-01T00:00:00.000Z');
+    expect(FUTURE_SLACK_MS).toBe(86_400_000);
+  });
+});
+
+const H = 3600_000;
+const T0 = Date.UTC(2026, 10, 30, 12);
+const sketchOf = (times: number[]) => {
+  const s = newSketch();
+  for (const t of times) sketchAdd(s, t);
+  return s;
+};
+const spread = (from: number, n: number, step: number) => Array.from({ length: n }, (_, i) => from + i * step);
+
+describe('far from the rest of an input', () => {
+  it('fewer than 100 events: nothing is far', () => {
+    expect(splitFar(sketchOf([...spread(T0, 98, 1000), T0 - 365 * 24 * H])).far).toEqual([]);
+  });
+
+  it('one event a year before 200 others is far; the 200 are kept', () => {
+    const { kept, far } = splitFar(sketchOf([T0 - 365 * 24 * H, ...spread(T0, 200, 1000)]));
+    expect(far).toEqual([{ fromMs: T0 - 365 * 24 * H, toMs: T0 - 365 * 24 * H, events: 1 }]);
+    expect(kept).toEqual([{ fromMs: T0, toMs: T0 + 199_000, events: 200 }]);
+  });
+
+  it('a silence under 6 h does not split: an event 5 h 59 m before the rest is kept', () => {
+    expect(splitFar(sketchOf([T0 - 6 * H + 60_000, ...spread(T0, 200, 1000)])).far).toEqual([]);
+    expect(splitFar(sketchOf([T0 - 6 * H - 60_000, ...spread(T0, 200, 1000)])).far).toHaveLength(1);
+  });
+
+  it('the split also waits 10× the main cluster’s span: 200 events over 1 h tolerate a 9 h silence', () => {
+    const main = spread(T0, 200, 18_000); // 199 × 18 s = 59.7 min
+    expect(splitFar(sketchOf([T0 - 9 * H, ...main])).far).toEqual([]);
+    expect(splitFar(sketchOf([T0 - 11 * H, ...main])).far).toHaveLength(1);
+  });
+
+  it('a cluster with 1% of the events or more is not far (2 of 200 are kept, 1 of 200 is not)', () => {
+    expect(splitFar(sketchOf([T0 - 48 * H, T0 - 48 * H + 1, ...spread(T0, 198, 1000)])).far).toEqual([]);
+    expect(splitFar(sketchOf([T0 - 48 * H, ...spread(T0, 199, 1000)])).far).toHaveLength(1);
+  });
+
+  it('events spread over years are a quiet log, not strays: the big clusters must hold 90%', () => {
+    expect(splitFar(sketchOf(spread(T0, 600, 5 * 24 * H))).far).toEqual([]);
+    // 89.5% in one hour and 10.5% spread over a month, one per 3 days: nothing left out
+    expect(splitFar(sketchOf([...spread(T0, 179, 10_000), ...spread(T0 + 48 * H, 21, 72 * H)])).far).toEqual([]);
+    // 95% in one hour, 5% spread out: the spread ones are far
+    expect(splitFar(sketchOf([...spread(T0, 190, 10_000), ...spread(T0 + 48 * H, 10, 72 * H)])).far).toHaveLength(10);
+  });
+
+  it('a sketch merged from pieces equals the sketch of the whole (threads and cuts do not matter)', () => {
+    // 4,000 events 61 s apart fill 4,000 minutes; 3,000 more 7 s apart fill 350: 4,350 buckets of a minute
+    const times = [...spread(T0, 4000, 61_000), ...spread(T0 + 400 * H, 3000, 7000)];
+    const whole = sketchOf(times);
+    const a = sketchOf(times.slice(0, 2500));
+    sketchMerge(a, sketchOf(times.slice(2500)));
+    expect(a.widthMs).toBe(whole.widthMs);
+    expect([...a.buckets].sort((x, y) => x[0] - y[0])).toEqual([...whole.buckets].sort((x, y) => x[0] - y[0]));
+    // more than 4,096 buckets of a minute: the width doubled once; in two-minute buckets the first part covers
+    // 0 … floor(61·3,999/120) = 2,032 (2,033 buckets), the second floor(20,993/120) + 1 = 175
+    expect(whole.widthMs).toBe(120_000);
+    expect(whole.buckets.size).toBe(2033 + 175);
+  });
+
+  it('overlapsAny is inclusive of a cluster’s last millisecond and exclusive of the range’s end', () => {
+    const c = [{ fromMs: 100, toMs: 200, events: 1 }];
+    expect(overlapsAny(200, 201, c)).toBe(true);
+    expect(overlapsAny(201, 300, c)).toBe(false);
+    expect(overlapsAny(0, 100, c)).toBe(false);
+    expect(overlapsAny(0, 101, c)).toBe(true);
+  });
+});
+
+describe('copy fingerprints', () => {
+  const fp = (reqs: Array<[number, string]>) => {
+    const f = newFingerprint();
+    for (const [t, id] of reqs) fingerprintAdd(f, t, id);
+    return f;
+  };
+  const secs = (from: number, to: number) => spread(from, to - from, 1).flatMap((s) => [0, 1, 2].map((k): [number, string] => [T0 + s * 1000 + k * 100, `r-${s}-${k}`]));
+
+  it('finds the seconds an input repeats from an earlier one, and no others', () => {
+    const copies = findCopies([fp(secs(0, 10)), fp(secs(5, 15)), fp(secs(20, 25))]);
+    expect([...copies.keys()]).toEqual([1]);
+    const c = copies.get(1)!;
+    expect(c.requests).toBe(15);
+    expect(c.of).toEqual([{ input: 0, requests: 15 }]);
+    expect(c.skip).toEqual([[1000, spread(Math.floor(T0 / 1000) + 5, 5, 1)]]);
+  });
+
+  it('a second that holds one request more or less is not a copy', () => {
+    const a = secs(0, 3);
+    const b = secs(0, 3).filter(([, id]) => id !== 'r-1-2');
+    const c = findCopies([fp(a), fp(b)]).get(1)!;
+    expect(c.requests).toBe(6); // seconds 0 and 2; second 1 differs
+  });
+
+  it('a request repeated by a third input counts once against the first', () => {
+    const copies = findCopies([fp(secs(0, 4)), fp(secs(0, 4)), fp(secs(0, 4))]);
+    expect(copies.get(2)!.of).toEqual([{ input: 0, requests: 12 }]);
+  });
+
+  it('merging segments gives the same fingerprint as one pass', () => {
+    const all = secs(0, 50);
+    const whole = fp(all);
+    const a = fp(all.slice(0, 70));
+    fingerprintMerge(a, fp(all.slice(70)));
+    expect([...a.cells].sort((x, y) => x[0] - y[0])).toEqual([...whole.cells].sort((x, y) => x[0] - y[0]));
+    expect(fingerprintTotal(a)).toBe(150);
+  });
+});
