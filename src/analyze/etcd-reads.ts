@@ -36,9 +36,16 @@ export interface EtcdSegmentEdges {
 const MAX_HEAD_LINES = 10_000;
 
 /** true when two partial reads are lines of the same read (see PAIR_WINDOW_MS). */
-function sameRead(r: Pick<EtcdRead, 'vias' | 'key' | 'rangeEnd' | 'tsMs' | 'objects'>, vias: Iterable<EtcdRangeEntry['via']>, e: Pick<EtcdRead, 'key' | 'rangeEnd' | 'tsMs' | 'objects'>): boolean {
-  for (const v of vias) if (r.vias.has(v) || v === 'capnslog') return false;
+function sameRead(r: Pick<EtcdRead, 'vias' | 'key' | 'rangeEnd' | 'tsMs' | 'objects' | 'limit'>, vias: Iterable<EtcdRangeEntry['via']>, e: Pick<EtcdRead, 'key' | 'rangeEnd' | 'tsMs' | 'objects' | 'limit'>): boolean {
+  let eKnowsLimit = false;
+  for (const v of vias) {
+    if (r.vias.has(v) || v === 'capnslog') return false;
+    if (v !== 'trace') eKnowsLimit = true;
+  }
   if (r.vias.has('capnslog') || r.key !== e.key || r.rangeEnd !== e.rangeEnd) return false;
+  // apply and request-stats lines carry the request, limit included; a trace line does not. Two lines that name
+  // different limits are two reads (a full list and another client's page of the same range, in one storm).
+  if (eKnowsLimit && (r.vias.has('apply') || r.vias.has('stats')) && r.limit !== e.limit) return false;
   if (r.tsMs !== null && e.tsMs !== null && Math.abs(r.tsMs - e.tsMs) > PAIR_WINDOW_MS) return false;
   if (r.objects !== null && e.objects !== null && r.objects !== e.objects) return false;
   return true;
