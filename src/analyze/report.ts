@@ -286,7 +286,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
 }
 
 /** Worst first: most objects read from etcd, then most etcd requests, then most requests; ties by name. */
-function compareGroups(a: GroupReport, b: GroupReport): number {
+export function compareGroups(a: GroupReport, b: GroupReport): number {
   const sa = a.servedFrom.etcd * (a.objectsReadPerRequest ?? 1);
   const sb = b.servedFrom.etcd * (b.objectsReadPerRequest ?? 1);
   if (sa !== sb) return sb - sa;
@@ -433,7 +433,7 @@ function amplify(r: GroupReport, g: ReadGroup, scope: 'all' | 'namespace' | 'sin
 }
 
 /** etcd aggregates → one row per range (all minutes together), client reads first, most objects read first. */
-function summarizeEtcd(aggs: EtcdAgg[]): EtcdRangeReport[] {
+export function summarizeEtcd(aggs: EtcdAgg[]): EtcdRangeReport[] {
   const m = new Map<string, EtcdAgg>();
   for (const a of aggs) {
     const k = `${a.internal ?? ''}|${a.keyLabel}|${a.limited ? 1 : 0}`;
@@ -508,7 +508,7 @@ export function formatBytes(n: number): string {
 /** 4800 → "4,800". */
 export const formatCount = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-function fixFor(g: GroupReport): string {
+export function fixFor(g: GroupReport): string {
   const top = Object.keys(g.reasons).find((r) => {
     return r.startsWith('no resourceVersion') || r.startsWith('continue') || r.startsWith('limit with') || r.includes('Exact') || r.startsWith('events') || r.startsWith('watch cache') || r.startsWith('unsupported');
   }) ?? '';
@@ -526,7 +526,7 @@ function fixFor(g: GroupReport): string {
   return `Send resourceVersion=0&resourceVersionMatch=NotOlderThan so the watch cache serves the list${idx}, or use an informer (client-go reflectors list from the cache).`;
 }
 
-function severityOf(g: GroupReport, totalRequests: number): Finding['severity'] {
+export function severityOf(g: GroupReport, totalRequests: number): Finding['severity'] {
   const bytes = g.bytesReadTotal ?? 0;
   const amp = g.amplification ?? 0;
   const n = g.servedFrom.etcd;

@@ -66,6 +66,27 @@ describe('spacing histogram and the adaptive gap threshold', () => {
   });
 });
 
+describe('candidate gaps stay bounded while they are collected', () => {
+  it('holds up to 2,000 before cutting to the longest 1,000', () => {
+    const g: Array<[number, number]> = [];
+    for (let i = 0; i < 2000; i++) pushGap(g, i * 1e6, i * 1e6 + 5000 + i);
+    expect(g).toHaveLength(2000);
+    pushGap(g, 9e9, 9e9 + 5000);
+    expect(g).toHaveLength(1000);
+    for (let i = 0; i < 10_000; i++) pushGap(g, 1e10 + i * 1e6, 1e10 + i * 1e6 + 6000);
+    expect(g.length).toBeLessThanOrEqual(2000);
+  });
+
+  it('among gaps of the same length the earlier ones are kept; kept gaps are listed by start, then by end', () => {
+    const g: Array<[number, number]> = [];
+    for (let i = 0; i < 1001; i++) g.push([(1000 - i) * 1e6, (1000 - i) * 1e6 + 7000]);
+    const kept = keepLongest(g);
+    expect(kept[0]).toEqual([0, 7000]);
+    expect(kept[kept.length - 1]).toEqual([999e6, 999e6 + 7000]);
+    expect(keepLongest([[10, 20_000], [5, 100_000], [10, 15_010]])).toEqual([[5, 100_000], [10, 15_010], [10, 20_000]]);
+  });
+});
+
 describe('the fixed plausibility rule', () => {
   const now = Date.UTC(2026, 11, 1);
   it.each([

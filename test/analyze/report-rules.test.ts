@@ -1,0 +1,182 @@
+// The report's rules, each threshold on both sides: severities, fixes, ordering, which groups become findings,
+// and the small formatters every format shares.
+import { describe, expect, it } from 'vitest';
+import { clientName, compareGroups, fixFor, formatBytes, formatCount, severityOf, singular, summarizeEtcd, type GroupReport } from '../../src/analyze/report.js';
+import type { EtcdAgg } from '../../src/analyze/etcd-reads.js';
+import { auditLine, runCli } from '../support.js';
+
+function group(o: Partial<GroupReport> & { etcd?: number }): GroupReport {
+  const etcd = o.etcd ?? 0;
+  return {
+    verb: 'list', userAgent: 'a/1', username: 'u', resource: 'pods', apiGroup: '', namespace: null, namespaces: 0, selector: '', requests: etcd, nodes: 0,
+    withoutResourceVersion: 0, servedFrom: { etcd, cache: 0 }, reasons: {}, objectsReadPerRequest: null, objectsReturnedPerRequest: null, bytesReadPerRequest: null,
+    bytesReadTotal: null, amplification: null, estimated: false, figureSources: { objectsRead: null, objectsReturned: null, bytesRead: null }, codes: {}, firstSeen: null, lastSeen: null,
+    ...o,
+  };
+}
+
+describe('clientName, singular, formatBytes, formatCount', () => {
+  it.each([
+    ['vector/0.34.0 (linux)', 'system:serviceaccount:vector:vector', 'vector'],
+    ['  curl/8.0', 'alice', 'curl'],
+    ['Mozilla/5.0 (X11; Linux)', 'alice', 'Mozilla'],
+    ['', 'system:serviceaccount:ops:backup-tool', 'backup-tool'],
+    ['', 'alice@example.com', 'alice@example.com'],
+    ['', '', 'unknown client'],
+    ['   ', '', 'unknown client'],
+  ])('clientName(%j, %j) = %j', (ua, user, want) => {
+    expect(clientName(ua, user)).toBe(want);
+  });
+
+  it.each([
+    ['pods', 'pod'],
+    ['endpoints', 'endpoints'],
+    ['policies', 'policy'],
+    ['ingresses', 'ingress'],
+    ['storageclasses', 'storageclass'],
+    ['boxes', 'box'],
+    ['leases', 'lease'],
+    ['data', 'data'],
+  ])('singular(%s) = %s', (r, want) => {
+    expect(singular(r)).toBe(want);
+  });
+
+  it.each([
+    [0, '0 B'],
+    [999, '999 B'],
+    [1000, '1.0 kB'],
+    [9_999, '10.0 kB'],
+    [10_000, '10 kB'],
+    [15_300, '15.3 kB'],
+    [99_999, '100 kB'],
+    [150_000, '150 kB'],
+    [13_313_287, '13.3 MB'],
+    [1300 * 13_313_287, '17.3 GB'],
+    [2.5e12, '2.5 TB'],
+    [1e18, '1000 PB'],
+  ])('formatBytes(%d) = %s', (n, want) => {
+    expect(formatBytes(n)).toBe(want);
+  });
+
+  it('formatCount groups thousands and rounds', () => {
+    expect(formatCount(4800)).toBe('4,800');
+    expect(formatCount(1_234_567.6)).toBe('1,234,568');
+    expect(formatCount(0.4)).toBe('0');
+  });
+});
+
+describe('severityOf: each threshold on both sides', () => {
+  it.each([
+    ['10 GB read', { bytesReadTotal: 10e9, etcd: 1 }, 5, 'critical'],
+    ['just under 10 GB read', { bytesReadTotal: 10e9 - 1, etcd: 1 }, 5, 'high'],
+    ['50× on 1,000 etcd lists', { amplification: 50, etcd: 1000 }, 1e9, 'critical'],
+    ['50× on 999', { amplification: 50, etcd: 999 }, 1e9, 'high'],
+    ['49.9× on 1,000', { amplification: 49.9, etcd: 1000 }, 1e9, 'high'],
+    ['1 GB read', { bytesReadTotal: 1e9, etcd: 1 }, 1e9, 'high'],
+    ['10× on 100', { amplification: 10, etcd: 100 }, 1e9, 'high'],
+    ['10× on 99', { amplification: 10, etcd: 99 }, 1e9, 'medium'],
+    ['9.9× on 100', { amplification: 9.9, etcd: 100 }, 1e9, 'medium'],
+    ['1,000 etcd lists, 10% of 10,000 requests', { etcd: 1000 }, 10_000, 'high'],
+    ['1,000 etcd lists, under 10% of 10,001', { etcd: 1000 }, 10_001, 'medium'],
+    ['1,000 etcd lists out of 1,000 requests', { etcd: 1000 }, 1000, 'high'],
+    ['999 etcd lists out of 999 requests: under the floor of 1,000', { etcd: 999 }, 999, 'medium'],
+    ['100 etcd lists', { etcd: 100 }, 1e9, 'medium'],
+    ['99 etcd lists', { etcd: 99 }, 1e9, 'low'],
+    ['10× on one list', { amplification: 10, etcd: 1 }, 1e9, 'medium'],
+    ['9.9× on one list', { amplification: 9.9, etcd: 1 }, 1e9, 'low'],
+  ])('%s → %s', (_what, g, total, want) => {
+    expect(severityOf(group(g), total)).toBe(want);
+  });
+});
+
+describe('fixFor: the fix follows the reason', () => {
+  const EVENTS = 'have no watch cache, so every list reads etcd';
+  const PAGES = 'Pages 2..n of a paginated list (continue token) read etcd before 1.34';
+  const EXACT = 'Exact-resourceVersion reads go to etcd: use resourceVersionMatch=NotOlderThan';
+  const RV0 = 'Send resourceVersion=0&resourceVersionMatch=NotOlderThan so the watch cache serves the list';
+  it.each([
+    ['events: watch cache off by default', 'events', '', EVENTS],
+    ['watch cache disabled for resource', 'secrets', '', EVENTS],
+    ['continue token', 'configmaps', '', PAGES],
+    ['limit with resourceVersion≠0 (exact page)', 'pods', '', EXACT],
+    ['resourceVersionMatch=Exact', 'pods', '', EXACT],
+    ['no resourceVersion', 'pods', 'spec.nodeName=<node>', `${RV0} (pods by spec.nodeName use the watch-cache index)`],
+    ['no resourceVersion', 'pods', 'labels(app=x)', `${RV0}, or use`],
+    ['no resourceVersion', 'configmaps', 'spec.nodeName=<node>', `${RV0}, or use`],
+    ['unsupported resourceVersionMatch=Foo', 'pods', '', RV0],
+  ])('%s (%s, %s)', (reason, resource, selector, want) => {
+    const fix = fixFor(group({ reasons: { [reason]: 1 }, resource, selector, etcd: 1 }));
+    expect(fix).toContain(want);
+    if (want === EVENTS) expect(fix).toBe(`${resource} have no watch cache, so every list reads etcd: list a narrower scope (one namespace, fieldSelector on involvedObject), list less often, or move ${resource} to their own etcd with --etcd-servers-overrides.`);
+  });
+
+  it('the most frequent reason decides (reasons are ordered by count)', () => {
+    expect(fixFor(group({ reasons: { 'continue token': 20, 'no resourceVersion (paginated)': 10 }, etcd: 30 }))).toContain(PAGES);
+    expect(fixFor(group({ reasons: { 'no resourceVersion (paginated)': 20, 'continue token': 10 }, etcd: 30 }))).toContain(RV0);
+  });
+});
+
+describe('ordering', () => {
+  it('list groups: objects read from etcd, then etcd requests, then requests, then names', () => {
+    const a = group({ userAgent: 'a/1', etcd: 10, objectsReadPerRequest: 100 }); // 1,000 objects
+    const b = group({ userAgent: 'b/1', etcd: 20, objectsReadPerRequest: 40 }); // 800
+    const c = group({ userAgent: 'c/1', etcd: 800, objectsReadPerRequest: null }); // 800 (1 each when unknown)
+    const d = group({ userAgent: 'd/1', etcd: 0, requests: 5000 });
+    const e = group({ userAgent: 'e/1', etcd: 0, requests: 10 });
+    const f = group({ userAgent: 'f/1', etcd: 0, requests: 10 });
+    expect([f, e, d, c, b, a].sort(compareGroups).map((g) => g.userAgent)).toEqual(['a/1', 'c/1', 'b/1', 'd/1', 'e/1', 'f/1']);
+    expect(compareGroups(e, e)).toBe(0);
+  });
+
+  const agg = (o: Partial<EtcdAgg>): EtcdAgg => ({
+    internal: null, resourceKey: 'pods', resource: 'pods', scope: 'all', namespace: null, limited: false, minute: 1, keyLabel: '/registry/pods/', reads: 1,
+    objectsSum: 0, objectsN: 0, objectsMax: 0, totalKeysMax: 0, bytesSum: 0, bytesN: 0, bytesMax: 0, tookSum: 0, tookN: 0, tookMax: 0, errors: 0, firstMs: null, lastMs: null, ...o,
+  });
+
+  it('etcd ranges: minutes of one range summed; client reads first, then objects read, reads, key', () => {
+    const rows = summarizeEtcd([
+      agg({ minute: 1, reads: 2, objectsSum: 200, objectsN: 2, objectsMax: 150, bytesSum: 2000, bytesN: 2, tookSum: 300_000, tookN: 2, tookMax: 200, firstMs: 60_000, lastMs: 61_000 }),
+      agg({ minute: 2, reads: 1, objectsSum: 100, objectsN: 1, objectsMax: 100, bytesSum: 1000, bytesN: 1, tookSum: 100_000, tookN: 1, tookMax: 100, errors: 1, firstMs: 120_000, lastMs: 120_000 }),
+      agg({ keyLabel: '/registry/configmaps/', resourceKey: 'configmaps', resource: 'configmaps', reads: 5, objectsSum: 500, objectsN: 5, objectsMax: 100 }),
+      agg({ keyLabel: '/registry/health', internal: 'health check', reads: 99, objectsSum: 9900, objectsN: 99, objectsMax: 100 }),
+      agg({ keyLabel: '/registry/secrets/', resourceKey: 'secrets', resource: 'secrets', reads: 4 }),
+      agg({ keyLabel: '/registry/leases/', resourceKey: 'leases', resource: 'leases', reads: 4 }),
+    ]);
+    expect(rows.map((r) => r.key)).toEqual(['/registry/configmaps/', '/registry/pods/', '/registry/leases/', '/registry/secrets/', '/registry/health']);
+    // pods: 3 reads over two minutes, 300 objects, 3,000 bytes, 400 ms over 3 timed reads, one error
+    expect(rows[1]).toMatchObject({ reads: 3, objectsPerRead: 100, objectsMax: 150, bytesPerRead: 1000, tookMsAvg: 133.3, tookMsMax: 200, errors: 1, firstSeen: '1970-01-01T00:01:00.000Z', lastSeen: '1970-01-01T00:02:00.000Z' });
+    expect(rows[2]).toMatchObject({ objectsPerRead: null, objectsMax: null, bytesPerRead: null, tookMsAvg: null, tookMsMax: null });
+  });
+});
+
+describe('which groups become findings', () => {
+  const T0 = Date.UTC(2026, 10, 30, 12);
+  const at = (ms: number) => new Date(T0 + ms).toISOString();
+  const req = (id: string, i: number, uri: string, verb: string, ref: Record<string, string>, user = 'system:serviceaccount:ops:agent') =>
+    auditLine({ auditID: `${id}${i}`, verb, requestURI: uri, objectRef: ref, user: { username: user }, userAgent: `${id}/1`, requestReceivedTimestamp: at(i * 10), stageTimestamp: at(i * 10 + 5) });
+  const scan = async (lines: string[]) => JSON.parse((await runCli(['-o', 'json', '--kube-version', '1.30', '-'], lines.join('\n') + '\n')).stdout);
+  const cm = { resource: 'configmaps', apiVersion: 'v1' };
+
+  it('a client with 10 etcd lists is a finding; with 9 it is not (below 10, and below 1% of all etcd lists)', async () => {
+    const ten = await scan(Array.from({ length: 10 }, (_, i) => req('ten', i, '/api/v1/configmaps', 'list', cm)));
+    expect(ten.findings.map((f: { kind: string; severity: string }) => [f.kind, f.severity])).toEqual([['list-from-etcd', 'low']]);
+    const nine = await scan(Array.from({ length: 9 }, (_, i) => req('nine', i, '/api/v1/configmaps', 'list', cm)));
+    expect(nine.findings).toEqual([]);
+  });
+
+  it('1,000 gets without resourceVersion by one client are a finding; 999 are not', async () => {
+    const pod = { resource: 'pods', namespace: 'a', name: 'p', apiVersion: 'v1' };
+    const many = await scan(Array.from({ length: 1000 }, (_, i) => req('g', i, '/api/v1/namespaces/a/pods/p', 'get', pod)));
+    expect(many.findings.map((f: { kind: string; severity: string; etcdRequests: number }) => [f.kind, f.severity, f.etcdRequests])).toEqual([['get-from-etcd', 'medium', 1000]]);
+    const fewer = await scan(Array.from({ length: 999 }, (_, i) => req('g', i, '/api/v1/namespaces/a/pods/p', 'get', pod)));
+    expect(fewer.findings).toEqual([]);
+  });
+
+  it('slow etcd reads with no audit log: a finding naming the range, high from 100 reads', async () => {
+    const etcd = (n: number) =>
+      Array.from({ length: n }, (_, i) => JSON.stringify({ level: 'warn', ts: at(i * 100), caller: 'etcdserver/util.go:170', msg: 'apply request took too long', took: '150ms', prefix: 'read-only range ', request: 'key:"/registry/pods/" range_end:"/registry/pods0" ', response: 'range_response_count:7130 size:13313287' }));
+    const high = await scan(etcd(100));
+    expect(high.findings).toMatchObject([{ kind: 'etcd-slow-ranges', severity: 'high', resource: 'pods', summary: 'etcd logged 100 slow reads of /registry/pods/, 7,130 objects each, up to 150 ms. Add the apiserver audit log to see which client sent them.' }]);
+    expect((await scan(etcd(99))).findings[0].severity).toBe('medium');
+  });
+});
