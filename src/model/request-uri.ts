@@ -69,6 +69,7 @@ export function parseListQuery(qs: string): { query: ListQuery; badEscape: boole
     sendInitialEvents: false,
   };
   let badEscape = false;
+  let seen = 0;
   const n = qs.length;
   // One pass with indexOf, no split() array; components are decoded only when the query has a '%' or '+' at
   // all (most have none) and then only those that hold one.
@@ -92,7 +93,7 @@ export function parseListQuery(qs: string): { query: ListQuery; badEscape: boole
         value = v.value;
         if (!v.ok) badEscape = true;
       }
-      applyParam(query, key, value);
+      seen = applyParam(query, key, value, seen);
     }
     start = amp + 1;
   }
@@ -103,8 +104,15 @@ function needsDecode(s: string): boolean {
   return s.indexOf('%') >= 0 || s.indexOf('+') >= 0;
 }
 
-/** One decoded parameter. Like url.Values.Get, the first occurrence wins. */
-function applyParam(query: ListQuery, key: string, value: string): void {
+const WATCH = 1;
+const SIE = 2;
+
+function isTrueParam(v: string): boolean {
+  return v !== '0' && v.toLowerCase() !== 'false';
+}
+
+/** One decoded parameter. Like url.Values.Get, the first occurrence wins (`seen` marks the boolean ones met). */
+function applyParam(query: ListQuery, key: string, value: string, seen: number): number {
   switch (key) {
     case 'fieldSelector':
       if (query.fieldSelector === null) query.fieldSelector = value;
@@ -126,14 +134,16 @@ function applyParam(query: ListQuery, key: string, value: string): void {
     case 'continue':
       if (value.length > 0) query.continueToken = true;
       break;
+    // Boolean parameters decode as apimachinery's Convert_Slice_string_To_bool does (runtime/conversion.go, used by
+    // RequestInfo and ListOptions): false only for "0" or "false" in any case; anything else, "" included, is true.
     case 'watch':
-      // apiserver: watch=true or watch=1 (and any value strconv.ParseBool accepts as true)
-      if (value === 'true' || value === '1' || value === 't' || value === 'T' || value === 'TRUE' || value === 'True') query.watch = true;
-      break;
+      if ((seen & WATCH) === 0) query.watch = isTrueParam(value);
+      return seen | WATCH;
     case 'sendInitialEvents':
-      if (value === 'true' || value === '1') query.sendInitialEvents = true;
-      break;
+      if ((seen & SIE) === 0) query.sendInitialEvents = isTrueParam(value);
+      return seen | SIE;
   }
+  return seen;
 }
 
 // Path segments: RequestInfoFactory treats /api as the core group prefix and /apis as named groups.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeSelectors } from '../../src/model/selector.js';
+import { describeSelectors, parseTerm } from '../../src/model/selector.js';
 
 describe('describeSelectors', () => {
   const cases: Array<[string | null, string | null, string, Partial<ReturnType<typeof describeSelectors>>]> = [
@@ -46,5 +46,76 @@ describe('describeSelectors', () => {
     // Selectors may hold any character: these two pairs must not share a memo entry.
     expect(describeSelectors('spec.nodeName=a\u0000b', null).node).toBe('a\u0000b');
     expect(describeSelectors('spec.nodeName=a', 'b\u0000\u0001').node).toBe('a');
+  });
+});
+
+describe('selector terms and placeholders, one case each', () => {
+  it.each([
+    ['a in (x, y)', { key: 'a', op: 'in', value: '(x,y)' }],
+    ['a notin (x,y)', { key: 'a', op: 'notin', value: '(x,y)' }],
+    ['a!=b', { key: 'a', op: '!=', value: 'b' }],
+    ['a == b', { key: 'a', op: '=', value: 'b' }],
+    ['a=b', { key: 'a', op: '=', value: 'b' }],
+    ['a=', { key: 'a', op: '=', value: '' }],
+    ['!a', { key: 'a', op: '!exists', value: '' }],
+    ['! a', { key: 'a', op: '!exists', value: '' }],
+    ['a', { key: 'a', op: 'exists', value: '' }],
+    ['=b', { key: '=b', op: 'exists', value: '' }],
+    ['a in x)', { key: 'a in x)', op: 'exists', value: '' }],
+  ])('parseTerm(%j)', (t, want) => {
+    expect(parseTerm(t)).toEqual(want);
+  });
+
+  it.each([
+    ['spec.nodeName=n', 'spec.nodeName=<node>'],
+    ['metadata.name=x', 'metadata.name=<name>'],
+    ['metadata.namespace=x', 'metadata.namespace=<namespace>'],
+    ['metadata.uid=x', 'metadata.uid=<uid>'],
+    ['involvedObject.name=x', 'involvedObject.name=<name>'],
+    ['involvedObject.namespace=x', 'involvedObject.namespace=<namespace>'],
+    ['involvedObject.uid=x', 'involvedObject.uid=<uid>'],
+    ['regarding.name=x', 'regarding.name=<name>'],
+    ['regarding.uid=x', 'regarding.uid=<uid>'],
+    ['status.podIP=10.0.0.1', 'status.podIP=<ip>'],
+    ['spec.nominatedNodeName=n', 'spec.nominatedNodeName=<node>'],
+    ['status.nominatedNodeName=n', 'status.nominatedNodeName=<node>'],
+    ['spec.signerName=kubernetes.io/kubelet-serving', 'spec.signerName=<signer>'],
+    ['status.phase=Running', 'status.phase=Running'],
+    ['spec.nodeName!=n', 'spec.nodeName!=n'],
+    ['x=0B7C3A9E-1111-4222-8333-444455556666', 'x=<uid>'],
+    ['x!=0b7c3a9e-1111-4222-8333-444455556666', 'x!=<uid>'],
+    ['x=0b7c3a9e-1111-4222-8333-44445555666', 'x=0b7c3a9e-1111-4222-8333-44445555666'],
+  ])('field %s → %s', (f, shape) => {
+    expect(describeSelectors(f, null).shape).toBe(shape);
+  });
+
+  it.each([
+    ['kubernetes.io/hostname=n', 'labels(kubernetes.io/hostname=<node>)'],
+    ['statefulset.kubernetes.io/pod-name=web-0', 'labels(statefulset.kubernetes.io/pod-name=<name>)'],
+    ['apps.kubernetes.io/pod-index=3', 'labels(apps.kubernetes.io/pod-index=<index>)'],
+    ['controller-uid=x', 'labels(controller-uid=<uid>)'],
+    ['batch.kubernetes.io/controller-uid=x', 'labels(batch.kubernetes.io/controller-uid=<uid>)'],
+    ['job-name=j', 'labels(job-name=<name>)'],
+    ['batch.kubernetes.io/job-name=j', 'labels(batch.kubernetes.io/job-name=<name>)'],
+    ['pod-template-hash=abc', 'labels(pod-template-hash=<hash>)'],
+    ['controller-revision-hash=abc', 'labels(controller-revision-hash=<hash>)'],
+    ['pod-template-generation=4', 'labels(pod-template-generation=<n>)'],
+    ['app=web', 'labels(app=web)'],
+    ['tier in (b,a),app', 'labels(app,tier in (b,a))'],
+  ])('label %s → %s', (l, shape) => {
+    expect(describeSelectors(null, l).shape).toBe(shape);
+  });
+
+  it('a hostname label names the node only when no field selector did', () => {
+    expect(describeSelectors('spec.nodeName=a', 'kubernetes.io/hostname=b').node).toBe('a');
+    expect(describeSelectors(null, 'kubernetes.io/hostname=b').node).toBe('b');
+    expect(describeSelectors('spec.nodeName!=a', null).node).toBeNull();
+  });
+
+  it('a selector of spaces is no selector; terms split on commas outside parentheses only', () => {
+    expect(describeSelectors('  ', ' ')).toMatchObject({ shape: '', hasFieldSelector: false, hasLabelSelector: false });
+    expect(describeSelectors(null, 'a in (x,y),b,c notin (z)').shape).toBe('labels(a in (x,y),b,c notin (z))');
+    // an unbalanced ) does not make the depth negative: the comma after it still splits
+    expect(describeSelectors(null, 'a),b').shape).toBe('labels(a),b)');
   });
 });

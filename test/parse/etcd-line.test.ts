@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEtcdCapnslog, parseEtcdZap, parseRangeRequestText } from '../../src/parse/etcd-line.js';
+import { isCapnslogLine, parseEtcdCapnslog, parseEtcdZap, parseRangeRequestText, parseRangeResponseText } from '../../src/parse/etcd-line.js';
 import { parseGoDurationMs, parseTimestampMs } from '../../src/parse/time.js';
 
 describe('parseGoDurationMs', () => {
@@ -88,5 +88,102 @@ describe('parseEtcdCapnslog', () => {
   it('recognises other capnslog lines', () => {
     expect(parseEtcdCapnslog('2021-05-14 16:47:40.070062 W | wal: sync duration of 2.004393954s, expected less than 1s')).toMatchObject({ kind: 'other', what: 'wal sync' });
     expect(parseEtcdCapnslog('2021-05-14 16:47:40.070062 I | etcdmain: etcd Version: 3.4.13')).toMatchObject({ kind: 'other', version: '3.4.13' });
+  });
+});
+
+describe('etcd lines: escapes, malformed parts and the lines next door', () => {
+  it.each([
+    // gogoproto text escapes inside a key
+    ['key:"/a\\x41b" ', '/aAb'],
+    ['key:"/a\\u0042c" ', '/aBc'],
+    ['key:"/a\\"b" ', '/a"b'],
+    ['key:"/a\\\\b" ', '/a\\b'],
+    ['key:"/a\\nb\\tc\\rd" ', '/a\nb\tc\rd'],
+    ['key:"/p\\0012" ', '/p\u00012'],
+  ])('reads the key of %s as %j', (text, key) => {
+    expect(parseRangeRequestText(text)!.key).toBe(key);
+  });
+
+  it.each([
+    ['no key at all', 'range_end:"/b" limit:5 ', null],
+    ['an unterminated quote', 'key:"/registry/pods/', null],
+    ['a backslash at the very end', 'key:"/registry/pods\\', null],
+    ['a nested <…> field is skipped', 'key:"/a" header:<ID:1 > limit:7 ', { key: '/a', limit: 7 }],
+    ['keys_only', 'key:"/a" range_end:"/b" keys_only:true ', { keysOnly: true, countOnly: false }],
+    ['a limit that is not a number', 'key:"/a" limit:abc ', { limit: 0 }],
+    ['count_only:false', 'key:"/a" count_only:false ', { countOnly: false }],
+  ])('%s', (_what, text, want) => {
+    const r = parseRangeRequestText(text);
+    if (want === null) expect(r).toBeNull();
+    else expect(r).toMatchObject(want);
+  });
+
+  it.each([
+    ['range_response_count:7130 size:13313287', { objects: 7130, bytes: 13313287, error: null }],
+    ['responses:<range_response_count:3 > size:615', { objects: 3, bytes: 615, error: null }],
+    ['size:9', { objects: null, bytes: 9, error: null }],
+    ['range_response_count:0 size:9', { objects: 0, bytes: 9 }],
+    ['error:context deadline exceeded', { objects: null, bytes: null, error: 'context deadline exceeded' }],
+    ['', { objects: null, bytes: null, error: null }],
+  ])('the response %j', (text, want) => {
+    expect(parseRangeResponseText(text)).toMatchObject(want);
+  });
+
+  const zap = (o: Record<string, unknown>) => parseEtcdZap({ level: 'warn', ts: '2024-01-01T00:00:00.000Z', caller: 'etcdserver/util.go:170', ...o });
+  it.each([
+    ['a write: prefix ""', { msg: 'apply request took too long', prefix: '', request: 'header:<ID:1 > put:<key:"/a" >', took: '200ms' }, { kind: 'other', what: 'slow write', tookMs: 200 }],
+    ['a read-only request that is not a range', { msg: 'apply request took too long', prefix: 'read-only range ', request: 'garbage', took: '1s' }, { kind: 'other', what: 'slow write' }],
+    ['a trace without range_begin', { msg: 'trace[1] range', detail: '{range_end:/b; }' }, { kind: 'other', what: 'trace' }],
+    ['a trace with an empty range_end', { msg: 'trace[1] range', detail: '{range_begin:/registry/pods/p; range_end:; response_count:1; }', duration: '200ms' }, { kind: 'range', key: '/registry/pods/p', rangeEnd: null, objects: 1, tookMs: 200 }],
+    ['request stats of a Put', { msg: 'request stats', 'response type': '/etcdserverpb.KV/Put', 'request content': 'key:"/a" ' }, { kind: 'other', what: 'request stats' }],
+    ['request stats of a Range without its request', { msg: 'request stats', 'response type': '/etcdserverpb.KV/Range' }, { kind: 'other', what: 'request stats' }],
+    ['the start-up line with the version', { msg: 'starting an etcd server', 'etcd-version': '3.5.9' }, { kind: 'other', what: 'version', version: '3.5.9' }],
+  ])('%s', (_what, o, want) => {
+    expect(zap(o)).toMatchObject(want);
+  });
+
+  it('a zap object needs level, ts and msg', () => {
+    expect(parseEtcdZap({ ts: 'x', msg: 'apply request took too long' })).toBeNull();
+    expect(parseEtcdZap({ level: 'warn', msg: 'apply request took too long' })).toBeNull();
+    expect(parseEtcdZap({ level: 'warn', ts: 'x', msg: 7 })).toBeNull();
+  });
+
+  it.each([
+    ['2021-05-14 16:47:40.074621 W | etcdserver: failed to send out heartbeat on time (exceeded the 100ms timeout for 2.5s, to 8e9e05c52164694d)', { kind: 'other', what: 'etcdserver' }],
+    ['2021-05-14 16:47:40.074621 W | etcdserver: request "header:<ID:1 > lease_grant:<ttl:15-second id:1 >" with result "size:5" took too long (1.2s) to execute', { kind: 'other', what: 'slow request' }],
+    ['2021-05-14 16:47:40.074621 I | rafthttp: peer 1 became active', { kind: 'other', what: 'rafthttp' }],
+    ['2021-05-14 16:47:40 W | etcdserver: read-only range request "key:\\"/a\\" " with result "range_response_count:1 size:5" took too long (1s) to execute', { kind: 'range', tsMs: Date.UTC(2021, 4, 14, 16, 47, 40) }],
+  ])('capnslog: %s', (line, want) => {
+    expect(parseEtcdCapnslog(line)).toMatchObject(want);
+  });
+
+  it('is not capnslog: too short, no level, no package', () => {
+    expect(isCapnslogLine('2021-05-14 16:47:40 W | x')).toBe(false);
+    expect(isCapnslogLine('2021-05-14 16:47:40.074621 X | etcdserver: something long enough')).toBe(false);
+    expect(isCapnslogLine('2021-05-14T16:47:40.074621 W | etcdserver: something long enough')).toBe(false);
+    expect(parseEtcdCapnslog('I1201 10:00:00.000000 1 x.go:1] not capnslog at all, but long')).toBeNull();
+  });
+});
+
+describe('parseTimestampMs: the forms logs write', () => {
+  it.each([
+    ['2026-11-30T10:00:01Z', Date.UTC(2026, 10, 30, 10, 0, 1)],
+    ['2026-11-30T10:00:01.5Z', Date.UTC(2026, 10, 30, 10, 0, 1, 500)],
+    ['2026-11-30T10:00:01.123456789Z', Date.UTC(2026, 10, 30, 10, 0, 1, 123)],
+    ['2026-11-30T10:00:01.999999Z', Date.UTC(2026, 10, 30, 10, 0, 1, 999)],
+    ['2026-11-30T12:00:01.25+02:00', Date.UTC(2026, 10, 30, 10, 0, 1, 250)],
+    ['2026-11-30T05:00:01-0500', Date.UTC(2026, 10, 30, 10, 0, 1)],
+    ['2026-11-30T10:00:01.12aZ', null],
+    ['2026-13-30T10:00:01Z', null],
+    ['yesterday', null],
+    ['', null],
+  ])('%j → %s', (s, want) => {
+    expect(parseTimestampMs(s)).toBe(want);
+  });
+  it('numbers are seconds, or milliseconds when they are that big', () => {
+    expect(parseTimestampMs(1_700_000_000)).toBe(1_700_000_000_000);
+    expect(parseTimestampMs(1_700_000_000_123)).toBe(1_700_000_000_123);
+    expect(parseTimestampMs(Number.NaN)).toBeNull();
+    expect(parseTimestampMs(null)).toBeNull();
   });
 });
