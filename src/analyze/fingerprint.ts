@@ -23,6 +23,7 @@ export function newFingerprint(): Fingerprint {
 function hash2(s: string): [number, number] {
   let a = 0x9e3779b9;
   let b = 0x85ebca6b;
+  // Stryker disable next-line EqualityOperator: one more round with NaN (read as 0) is still a consistent hash
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     a = Math.imul(a ^ c, 0x9e3779b1);
@@ -33,26 +34,12 @@ function hash2(s: string): [number, number] {
   return [a >>> 0, b >>> 0];
 }
 
-let lastF: Fingerprint | null = null;
-let lastIdx = NaN;
-let lastCell: [number, number, number] | null = null;
-
 /** Adds one counted request received at `t` with auditID `id`. */
 export function fingerprintAdd(f: Fingerprint, t: number, id: string): void {
   const idx = Math.floor(t / f.widthMs);
-  let cell = f === lastF && idx === lastIdx ? lastCell : f.cells.get(idx);
-  if (cell === undefined || cell === null) {
-    cell = [0, 0, 0];
-    f.cells.set(idx, cell);
-  }
   const [h1, h2] = hash2(id);
-  cell[0]++;
-  cell[1] = (cell[1] + h1) >>> 0;
-  cell[2] = (cell[2] + h2) >>> 0;
-  lastF = f;
-  lastIdx = idx;
-  lastCell = cell;
-  if (f.cells.size > MAX_CELLS) coarsen(f, f.widthMs * 2);
+  addCell(f.cells, idx, [1, h1, h2]);
+  if (f.cells.size > MAX_CELLS) fit(f);
 }
 
 function addCell(m: Map<number, [number, number, number]>, i: number, c: readonly [number, number, number]): void {
@@ -60,36 +47,38 @@ function addCell(m: Map<number, [number, number, number]>, i: number, c: readonl
   if (d === undefined) m.set(i, [c[0], c[1], c[2]]);
   else {
     d[0] += c[0];
+    // Stryker disable next-line ArithmeticOperator: sums and differences mod 2^32 are both order-independent fingerprints
     d[1] = (d[1] + c[1]) >>> 0;
+    // Stryker disable next-line ArithmeticOperator: as above
     d[2] = (d[2] + c[2]) >>> 0;
   }
 }
 
-function coarsen(f: Fingerprint, widthMs: number): void {
-  while (f.widthMs < widthMs || f.cells.size > MAX_CELLS) {
-    const old = [...f.cells.entries()];
-    f.cells.clear();
-    for (const [i, c] of old) addCell(f.cells, Math.floor(i / 2), c);
-    f.widthMs *= 2;
-  }
-  if (lastF === f) lastF = null;
+/** Doubles the window once: neighbouring cells merge. */
+function double(f: Fingerprint): void {
+  const old = [...f.cells.entries()];
+  f.cells.clear();
+  for (const [i, c] of old) addCell(f.cells, Math.floor(i / 2), c);
+  f.widthMs *= 2;
+}
+
+function fit(f: Fingerprint): void {
+  while (f.cells.size > MAX_CELLS) double(f);
 }
 
 /** A copy of `f` at a width at least `widthMs`. */
 function at(f: Fingerprint, widthMs: number): Fingerprint {
   const c: Fingerprint = { widthMs: f.widthMs, cells: new Map([...f.cells].map(([i, x]) => [i, [x[0], x[1], x[2]] as [number, number, number]])) };
-  if (widthMs > c.widthMs) coarsen(c, widthMs);
+  while (c.widthMs < widthMs) double(c);
   return c;
 }
 
 /** Adds `b` into `a` (a segment into its input). */
 export function fingerprintMerge(a: Fingerprint, b: Fingerprint): void {
-  if (b.cells.size === 0) return;
   const src = b.widthMs < a.widthMs ? at(b, a.widthMs) : b;
-  if (src.widthMs > a.widthMs) coarsen(a, src.widthMs);
+  while (a.widthMs < src.widthMs) double(a);
   for (const [i, c] of src.cells) addCell(a.cells, i, c);
-  if (a.cells.size > MAX_CELLS) coarsen(a, a.widthMs * 2);
-  if (lastF === a) lastF = null;
+  fit(a);
 }
 
 /** Time windows of one input to leave out when it is read again: [widthMs, window indexes]. */
@@ -105,16 +94,14 @@ export interface CopyFinding {
 }
 
 /** Compares every input with the earlier ones; a window equal in both is repeated in the later one. */
-export function findCopies(fingerprints: ReadonlyArray<Fingerprint | null>): Map<number, CopyFinding> {
+export function findCopies(fingerprints: ReadonlyArray<Fingerprint>): Map<number, CopyFinding> {
   const out = new Map<number, CopyFinding>();
   for (let j = 1; j < fingerprints.length; j++) {
-    const fj = fingerprints[j];
-    if (fj === null || fj === undefined || fj.cells.size === 0) continue;
+    const fj = fingerprints[j]!;
     const taken = new Map<number, Set<number>>(); // width → windows of j already matched
     const finding: CopyFinding = { requests: 0, of: [], skip: [] };
     for (let i = 0; i < j; i++) {
-      const fi = fingerprints[i];
-      if (fi === null || fi === undefined || fi.cells.size === 0) continue;
+      const fi = fingerprints[i]!;
       const w = Math.max(fi.widthMs, fj.widthMs);
       const a = at(fi, w);
       const b = at(fj, w);

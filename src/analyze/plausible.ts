@@ -34,74 +34,59 @@ export function newSketch(): TimeSketch {
   return { widthMs: SKETCH_BASE_MS, buckets: new Map() };
 }
 
-// The last bucket touched: logs are in time order, so most events land in it and skip the Map lookup.
-let lastSketch: TimeSketch | null = null;
-let lastIdx = NaN;
-let lastCell: [number, number, number] | null = null;
-
 /** Adds one plausible event time. */
 export function sketchAdd(s: TimeSketch, t: number): void {
-  let idx = Math.floor(t / s.widthMs);
-  let cell = s === lastSketch && idx === lastIdx ? lastCell : s.buckets.get(idx);
-  if (cell === undefined || cell === null) {
+  const idx = Math.floor(t / s.widthMs);
+  let cell = s.buckets.get(idx);
+  if (cell === undefined) {
     cell = [0, t, t];
     s.buckets.set(idx, cell);
-    if (s.buckets.size > MAX_SKETCH_BUCKETS) {
-      coarsenSketch(s, s.widthMs * 2);
-      idx = Math.floor(t / s.widthMs);
-      cell = s.buckets.get(idx)!;
-    }
   }
   cell[0]++;
   if (t < cell[1]) cell[1] = t;
   if (t > cell[2]) cell[2] = t;
-  lastSketch = s;
-  lastIdx = idx;
-  lastCell = cell;
+  if (s.buckets.size > MAX_SKETCH_BUCKETS) fit(s);
 }
 
-function coarsenSketch(s: TimeSketch, widthMs: number): void {
-  while (s.widthMs < widthMs || s.buckets.size > MAX_SKETCH_BUCKETS) {
-    const f = 2;
-    const old = [...s.buckets.entries()];
-    s.buckets.clear();
-    for (const [i, c] of old) {
-      const j = Math.floor(i / f);
-      const d = s.buckets.get(j);
-      if (d === undefined) s.buckets.set(j, [c[0], c[1], c[2]]);
-      else {
-        d[0] += c[0];
-        d[1] = Math.min(d[1], c[1]);
-        d[2] = Math.max(d[2], c[2]);
-      }
-    }
-    s.widthMs *= f;
+/** Adds cell `c` into the cell at `i` of `m`. */
+function addCell(m: Map<number, [number, number, number]>, i: number, c: readonly [number, number, number]): void {
+  const d = m.get(i);
+  if (d === undefined) m.set(i, [c[0], c[1], c[2]]);
+  else {
+    d[0] += c[0];
+    d[1] = Math.min(d[1], c[1]);
+    d[2] = Math.max(d[2], c[2]);
   }
-  if (lastSketch === s) lastSketch = null;
+}
+
+/** Doubles the width once: neighbouring buckets merge. */
+function double(s: TimeSketch): void {
+  const old = [...s.buckets.entries()];
+  s.buckets.clear();
+  for (const [i, c] of old) addCell(s.buckets, Math.floor(i / 2), c);
+  s.widthMs *= 2;
+}
+
+/** Coarsens until the sketch fits its bucket budget. */
+function fit(s: TimeSketch): void {
+  while (s.buckets.size > MAX_SKETCH_BUCKETS) double(s);
+}
+
+/** Coarsens to at least `widthMs` (a power-of-two multiple of the base width). */
+function widen(s: TimeSketch, widthMs: number): void {
+  while (s.widthMs < widthMs) double(s);
 }
 
 /** Adds sketch `b` into `a` (a worker's segment into its input). Order-independent: the result is the finest
  * width at which the union fits, whatever the order of merges. */
 export function sketchMerge(a: TimeSketch, b: TimeSketch): void {
-  if (b.buckets.size === 0) return;
   let src = b;
   if (b.widthMs < a.widthMs) {
     src = { widthMs: b.widthMs, buckets: new Map([...b.buckets].map(([i, c]) => [i, [c[0], c[1], c[2]] as [number, number, number]])) };
-    coarsenSketch(src, a.widthMs);
-  } else if (b.widthMs > a.widthMs) {
-    coarsenSketch(a, b.widthMs);
-  }
-  for (const [i, c] of src.buckets) {
-    const d = a.buckets.get(i);
-    if (d === undefined) a.buckets.set(i, [c[0], c[1], c[2]]);
-    else {
-      d[0] += c[0];
-      d[1] = Math.min(d[1], c[1]);
-      d[2] = Math.max(d[2], c[2]);
-    }
-  }
-  if (a.buckets.size > MAX_SKETCH_BUCKETS) coarsenSketch(a, a.widthMs * 2);
-  if (lastSketch === a) lastSketch = null;
+    widen(src, a.widthMs);
+  } else widen(a, b.widthMs);
+  for (const [i, c] of src.buckets) addCell(a.buckets, i, c);
+  fit(a);
 }
 
 /** A run of event times: [earliest ms, latest ms] and how many events. */
@@ -120,31 +105,23 @@ export const REST_SHARE = 0.9;
 
 /** Splits an input's times into the clusters it keeps and the ones far from the rest of it.
  * Clusters are separated by silences ≥ max(6 h, 10 × the main cluster's span); a cluster holding under 1% of
- * the input's events is far away, provided the other clusters hold ≥ 90% of them. An input of under 100 events
- * has no "rest" to compare with: all kept. */
+ * the input's events is far away, provided the other clusters hold ≥ 90% of them. */
 export function splitFar(s: TimeSketch): { kept: TimeCluster[]; far: TimeCluster[] } {
   const pts = [...s.buckets.entries()].sort((x, y) => x[0] - y[0]).map(([, c]) => c);
   let total = 0;
   for (const c of pts) total += c[0];
-  if (pts.length === 0) return { kept: [], far: [] };
   let gap = FAR_GAP_MS;
-  let clusters: TimeCluster[] = [];
+  let clusters = clustersAt(pts, gap);
   for (;;) {
-    clusters = [];
-    for (const [n, lo, hi] of pts) {
-      const last = clusters[clusters.length - 1];
-      if (last !== undefined && lo - last.toMs < gap) {
-        last.events += n;
-        if (hi > last.toMs) last.toMs = hi;
-      } else clusters.push({ fromMs: lo, toMs: hi, events: n });
-    }
-    let main = clusters[0]!;
-    for (const c of clusters) if (c.events > main.events) main = c;
-    const wanted = Math.max(FAR_GAP_MS, 10 * (main.toMs - main.fromMs));
+    // The first of the biggest clusters is the main one; its span may call for a longer silence.
+    let main = clusters[0];
+    for (const c of clusters) if (c.events > main!.events) main = c;
+    const wanted = main === undefined ? gap : Math.max(FAR_GAP_MS, 10 * (main.toMs - main.fromMs));
     if (wanted <= gap) break;
     gap = wanted;
+    clusters = clustersAt(pts, gap);
   }
-  if (total < 100) return { kept: clusters, far: [] };
+  // Under 100 events no cluster can hold under 1%: one event is already 1% or more.
   const kept: TimeCluster[] = [];
   const far: TimeCluster[] = [];
   let keptEvents = 0;
@@ -159,6 +136,20 @@ export function splitFar(s: TimeSketch): { kept: TimeCluster[]; far: TimeCluster
   // out (a quiet cluster's log over months), not a few strays, and nothing is left out.
   if (keptEvents < REST_SHARE * total) return { kept: clusters, far: [] };
   return { kept, far };
+}
+
+/** Runs of sorted buckets, split where the silence between two is at least `gap`. */
+function clustersAt(pts: ReadonlyArray<readonly [number, number, number]>, gap: number): TimeCluster[] {
+  const out: TimeCluster[] = [];
+  for (const [n, lo, hi] of pts) {
+    const last = out[out.length - 1];
+    // Buckets are disjoint and sorted, so a later bucket's latest time is past the cluster's.
+    if (last !== undefined && lo - last.toMs < gap) {
+      last.events += n;
+      last.toMs = hi;
+    } else out.push({ fromMs: lo, toMs: hi, events: n });
+  }
+  return out;
 }
 
 /** true when [fromMs, toMs) overlaps one of `ranges`. */

@@ -164,6 +164,60 @@ describe('far from the rest of an input', () => {
     expect(whole.buckets.size).toBe(2033 + 175);
   });
 
+  it('an empty sketch has no clusters; times added out of order give the same clusters, to the millisecond', () => {
+    expect(splitFar(newSketch())).toEqual({ kept: [], far: [] });
+    const times = [T0 - 365 * 24 * H, ...spread(T0, 200, 1000)];
+    const reversed = splitFar(sketchOf([...times].reverse()));
+    expect(reversed).toEqual(splitFar(sketchOf(times)));
+    // inside one minute, in any order: the cluster runs from the earliest to the latest time
+    expect(splitFar(sketchOf([T0 + 30_000, T0 + 5, T0 + 59_999, T0 + 7]))).toEqual({ kept: [{ fromMs: T0 + 5, toMs: T0 + 59_999, events: 4 }], far: [] });
+  });
+
+  it('a silence of exactly 6 h splits; 1 ms less does not', () => {
+    const main = spread(T0, 200, 100);
+    expect(splitFar(sketchOf([T0 - 6 * H, ...main])).far).toHaveLength(1);
+    expect(splitFar(sketchOf([T0 - 6 * H + 1, ...main])).far).toEqual([]);
+  });
+
+  it('of two clusters of the same size the first is the main one, and its span sets the silence', () => {
+    // A: 100 events over 2 h; B: 100 events within a minute, 9 h later; C: one event 8 h after B.
+    // With A as the main cluster the silence must be 20 h, so all three are one cluster: nothing far.
+    const a = spread(T0, 100, 72_000);
+    const b = spread(T0 + 9 * H, 100, 500);
+    const c = [T0 + 17 * H + 60_000];
+    expect(splitFar(sketchOf([...a, ...b, ...c])).far).toEqual([]);
+    // With B first, its 50 s span keeps 6 h: C is alone and far (1 of 201 events, the other 200 kept)
+    const later = [...spread(T0 + 30 * H, 100, 72_000)];
+    expect(splitFar(sketchOf([...b, ...c, ...later])).far).toEqual([{ fromMs: c[0]!, toMs: c[0]!, events: 1 }]);
+  });
+
+  it('exactly 90% in the big clusters is enough for the rest to be far', () => {
+    // 900 events in one hour; 100 single events, each two days apart (0.1% each)
+    const strays = spread(T0 + 48 * H, 100, 48 * H);
+    expect(splitFar(sketchOf([...spread(T0, 900, 4000), ...strays])).far).toHaveLength(100);
+    expect(splitFar(sketchOf([...spread(T0, 899, 4000), ...strays])).far).toEqual([]);
+  });
+
+  it('4,096 buckets fit at one minute; the 4,097th doubles the width', () => {
+    expect(sketchOf(spread(T0, 4096, 60_000)).widthMs).toBe(60_000);
+    expect(sketchOf(spread(T0, 4097, 60_000)).widthMs).toBe(120_000);
+  });
+
+  it('merges a finer sketch into a coarser one and a coarser into a finer, both equal to the whole', () => {
+    const fine = spread(T0, 100, 60_000); // 100 minutes
+    const coarse = spread(T0 + 1000 * H, 4500, 60_000); // 4,500 minutes: coarsened on its own
+    const whole = sketchOf([...fine, ...coarse]);
+    const a = sketchOf(fine);
+    sketchMerge(a, sketchOf(coarse));
+    const b = sketchOf(coarse);
+    sketchMerge(b, sketchOf(fine));
+    for (const m of [a, b]) {
+      expect(m.widthMs).toBe(whole.widthMs);
+      expect([...m.buckets].sort((x, y) => x[0] - y[0])).toEqual([...whole.buckets].sort((x, y) => x[0] - y[0]));
+    }
+    expect(whole.widthMs).toBe(120_000);
+  });
+
   it('overlapsAny is inclusive of a cluster’s last millisecond and exclusive of the range’s end', () => {
     const c = [{ fromMs: 100, toMs: 200, events: 1 }];
     expect(overlapsAny(200, 201, c)).toBe(true);
@@ -200,6 +254,51 @@ describe('copy fingerprints', () => {
   it('a request repeated by a third input counts once against the first', () => {
     const copies = findCopies([fp(secs(0, 4)), fp(secs(0, 4)), fp(secs(0, 4))]);
     expect(copies.get(2)!.of).toEqual([{ input: 0, requests: 12 }]);
+  });
+
+  // Hand-built fingerprints: second → [requests, sum of low hashes, sum of high hashes].
+  const cells = (...cs: Array<[number, number, number, number]>) => ({ widthMs: 1000, cells: new Map(cs.map(([i, n, a, b]) => [i, [n, a, b] as [number, number, number]])) });
+
+  it('a window matches only when all three numbers match', () => {
+    const first = cells([10, 3, 7, 9]);
+    expect(findCopies([first, cells([10, 3, 7, 9])]).get(1)!.requests).toBe(3);
+    expect(findCopies([first, cells([10, 4, 7, 9])]).has(1)).toBe(false);
+    expect(findCopies([first, cells([10, 3, 8, 9])]).has(1)).toBe(false);
+    expect(findCopies([first, cells([10, 3, 7, 8])]).has(1)).toBe(false);
+    expect(findCopies([first, cells([11, 3, 7, 9])]).has(1)).toBe(false);
+  });
+
+  it('the windows a later input repeats from two earlier ones are left out together', () => {
+    const c = findCopies([cells([1, 2, 5, 5]), cells([2, 3, 6, 6]), cells([1, 2, 5, 5], [2, 3, 6, 6], [3, 1, 1, 1])]).get(2)!;
+    expect(c.of).toEqual([{ input: 0, requests: 2 }, { input: 1, requests: 3 }]);
+    expect(c.skip).toEqual([[1000, [1, 2]]]);
+  });
+
+  it('compares inputs at the coarser of their two widths', () => {
+    // 100,001 busy seconds do not fit: that fingerprint doubles its window to 2 s
+    const big = fp(spread(0, 100_001, 1).map((s): [number, string] => [T0 + s * 1000, `b-${s}`]));
+    expect(big.widthMs).toBe(2000);
+    // seconds 10–19 again, alone: a fingerprint at 1 s; compared at 2 s, windows 5–9 match
+    const part = fp(spread(10, 10, 1).map((s): [number, string] => [T0 + s * 1000, `b-${s}`]));
+    expect(part.widthMs).toBe(1000);
+    const c = findCopies([big, part]).get(1)!;
+    expect(c.requests).toBe(10);
+    expect(c.skip).toEqual([[2000, spread(Math.floor(T0 / 2000) + 5, 5, 1)]]);
+    // the other way round: the coarse one is later, and repeats the windows the fine one has whole
+    expect(findCopies([part, big]).get(1)!.requests).toBe(10);
+  });
+
+  it('merges a coarser segment into a finer one and the other way, equal to one pass', () => {
+    const all = spread(0, 100_001, 1).map((s): [number, string] => [T0 + s * 1000, `m-${s}`]);
+    const whole = fp(all);
+    const fine = fp(all.slice(0, 10));
+    fingerprintMerge(fine, fp(all.slice(10)));
+    const coarse = fp(all.slice(10));
+    fingerprintMerge(coarse, fp(all.slice(0, 10)));
+    for (const m of [fine, coarse]) {
+      expect(m.widthMs).toBe(whole.widthMs);
+      expect([...m.cells].sort((x, y) => x[0] - y[0])).toEqual([...whole.cells].sort((x, y) => x[0] - y[0]));
+    }
   });
 
   it('merging segments gives the same fingerprint as one pass', () => {
