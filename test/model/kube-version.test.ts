@@ -14,6 +14,10 @@ describe('parseKubeVersion and formatKubeVersion', () => {
     expect(formatKubeVersion(parseKubeVersion(s)!)).toBe(printed);
   });
 
+  it('reads a two-digit major version', () => {
+    expect(parseKubeVersion('10.2.3')).toEqual({ major: 10, minor: 2, patch: 3 });
+  });
+
   it.each(['', 'v1', 'one.two', 'x1.29'])('%j is not a version', (s) => {
     expect(parseKubeVersion(s)).toBeNull();
   });
@@ -25,6 +29,9 @@ describe('parseKubeVersion and formatKubeVersion', () => {
     ['1.29', '1.29.9999', 0],
     ['1.29', '1.29.4', 1],
     ['1.29.4', '1.29.4', 0],
+    ['1.99.0', '2.0.0', -1],
+    ['1.29.9', '1.30.0', -1],
+    ['10.2.0', '9.9.9', 1],
   ])('compare(%s, %s) has the sign of %d (a missing patch is the highest)', (a, b, sign) => {
     expect(Math.sign(compareKubeVersion(parseKubeVersion(a)!, parseKubeVersion(b)!))).toBe(sign);
   });
@@ -88,6 +95,32 @@ describe('inferKubeVersion', () => {
       source: 'inferred',
       reason: 'from user agent kube-controller-manager/v1.30.1 (3 requests)',
     });
+  });
+
+  it('kube-proxy counts only as system:kube-proxy or a kube-system service account', () => {
+    expect(infer([['alice', 'kube-proxy/v1.33.0']]).source).toBe('default');
+    expect(infer([['system:serviceaccount:shop:proxy', 'kube-proxy/v1.33.0']]).source).toBe('default');
+  });
+
+  it('the shortcut for a repeated user agent still checks the username', () => {
+    // system:apiserver once, then alice five times with the same user agent: only one request is evidence
+    const pairs: Array<[string, string, number?]> = [['system:apiserver', 'kube-apiserver/v1.31.2', 1], ['alice', 'kube-apiserver/v1.31.2', 5]];
+    expect(infer(pairs).reason).toBe('from user agent kube-apiserver/v1.31.2 (1 requests)');
+    // two kubelets on different nodes with one user agent both count
+    expect(infer([['system:node:a', 'kubelet/v1.31.2', 2], ['system:node:b', 'kubelet/v1.31.2', 3]]).reason).toBe('from user agent kubelet/v1.31.2 (5 requests)');
+    // ...but a kubelet's user agent sent by another user after a kubelet does not
+    expect(infer([['system:node:a', 'kubelet/v1.31.2', 2], ['mallory', 'kubelet/v1.31.2', 3]]).reason).toBe('from user agent kubelet/v1.31.2 (2 requests)');
+  });
+
+  it('ties: the first of the highest versions seen is kept unless a later one has more requests', () => {
+    const kcm: [string, string, number] = ['system:kube-controller-manager', 'kube-controller-manager/v1.30.1', 3];
+    const sched: [string, string, number] = ['system:kube-scheduler', 'kube-scheduler/v1.30.1', 1];
+    expect(infer([kcm, sched]).reason).toBe('from user agent kube-controller-manager/v1.30.1 (3 requests)');
+    expect(infer([sched, kcm]).reason).toBe('from user agent kube-controller-manager/v1.30.1 (3 requests)');
+    // the same number of requests: the first seen stays
+    expect(infer([['system:kube-scheduler', 'kube-scheduler/v1.30.1', 2], ['system:kube-controller-manager', 'kube-controller-manager/v1.30.1', 2]]).reason).toBe('from user agent kube-scheduler/v1.30.1 (2 requests)');
+    // a lower version later does not replace a higher one, even with more requests
+    expect(infer([['system:node:a', 'kubelet/v1.30.1', 1], ['system:node:b', 'kubelet/v1.29.9', 50]]).version).toBe('1.30.1');
   });
 
   it('counts every kubelet as one component, whatever the node', () => {
