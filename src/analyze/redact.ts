@@ -27,8 +27,8 @@ export class Redactor {
   /** A username's pseudonym, keeping its structure: system:serviceaccount:<ns>:<sa>, system:node:<node>. */
   user(u: string): string {
     if (u === '' || u === 'system:node:<node>') return u;
-    // dotAll: a name with a line break in it is still a service account's, and is redacted, not passed through
-    const sa = /^system:serviceaccount:([^:]+):(.+)/s.exec(u);
+    // A name with a line break in it is still a service account's, and is redacted, not passed through.
+    const sa = /^system:serviceaccount:([^:]+):/.exec(u);
     if (sa) {
       const ns = sa[1]!;
       return KEEP_NAMESPACES.has(ns) && ns !== 'default' ? u : `system:serviceaccount:${this.namespace(ns)}:${this.tag('sa', u)}`;

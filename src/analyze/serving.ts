@@ -41,9 +41,9 @@ function watchWithoutRvGoesToEtcd(v: KubeVersion): boolean {
   return false;
 }
 
-function etcdScopeOf(namespace: string, sel: SelectorInfo | null): ServingVerdict['etcdScope'] {
-  if (sel?.singleName !== null && sel?.singleName !== undefined) return 'single';
-  if (namespace.length > 0 || (sel?.singleNamespace ?? null) !== null) return 'namespace';
+function etcdScopeOf(namespace: string, sel: SelectorInfo): ServingVerdict['etcdScope'] {
+  if (sel.singleName !== null) return 'single';
+  if (namespace.length > 0 || sel.singleNamespace !== null) return 'namespace';
   return 'all';
 }
 
@@ -56,7 +56,7 @@ export function classifyRead(
   resource: string,
   namespace: string,
   query: ListQuery,
-  sel: SelectorInfo | null,
+  sel: SelectorInfo,
   o: ServingOptions,
 ): ServingVerdict | null {
   if (verb !== 'list' && verb !== 'get' && verb !== 'watch') return null;

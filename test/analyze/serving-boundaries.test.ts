@@ -144,6 +144,11 @@ describe('what an etcd read covers', () => {
     expect(classify('1.29', 'list', uri)!.etcdScope).toBe(scope);
   });
 
+  it('a get of a resource whose watch cache is off reads one key', () => {
+    expect(classify('1.31', 'get', '/api/v1/namespaces/a/secrets/s?resourceVersion=0', { watchCacheDisabled: new Set(['events', 'secrets']) })!.etcdScope).toBe('single');
+    expect(classify('1.31', 'list', '/api/v1/namespaces/a/secrets?resourceVersion=0', { watchCacheDisabled: new Set(['events', 'secrets']) })!.etcdScope).toBe('namespace');
+  });
+
   it('a get reads one key; a cache-served read covers nothing in etcd', () => {
     expect(classify('1.29', 'get', '/api/v1/namespaces/a/pods/p')!.etcdScope).toBe('single');
     expect(classify('1.29', 'list', '/api/v1/pods?resourceVersion=0')!.etcdScope).toBeNull();
