@@ -36,10 +36,7 @@ export function safeText(s: string): string {
 
 /** Escapes a string for a Markdown table cell or inline text: shown as written, never as markup or a link. */
 export function escapeMarkdown(s: string): string {
-  return safeText(s)
-    .split(/(\s+)/)
-    .map((t) => (t.length === 0 || /^\s/.test(t) ? t : markdownToken(t)))
-    .join('');
+  return safeText(s).replace(/\S+/g, markdownToken);
 }
 
 function markdownToken(t: string): string {
@@ -64,7 +61,6 @@ export function escapeHtml(s: string): string {
 export function truncate(s: string, width: number): string {
   if (width <= 0) return '';
   if (s.length <= width) return s;
-  if (width === 1) return '…';
   return s.slice(0, width - 1) + '…';
 }
 
