@@ -10,10 +10,13 @@ import { promises as fsp } from 'node:fs';
 import { describeFsError, openRaw, readBytes, type Source } from './input/sources.js';
 import type { ScanPool } from './parallel/pool.js';
 import { parseTimestampMs } from './parse/time.js';
+import { logsInsightsColumn } from './parse/csv.js';
+import { basename } from 'node:path';
+import { MUST_GATHER_METADATA } from './analyze/input-kind.js';
 
 /** Options of the reading stage. */
 export interface ReadOptions {
-  etcdPrefix: string;
+  etcdPrefix: string | null;
   stdin: Readable;
   onSkip: SkipListener | null;
   /** called with bytes read so far, for progress display */
@@ -88,6 +91,36 @@ export function sniffDocumentMode(head: Buffer): boolean {
   }
 }
 
+/** The @message column when the first line of `head` is a CloudWatch Logs Insights CSV header, else null. */
+export function sniffCsv(head: Uint8Array): number | null {
+  const b = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 4096));
+  const nl = b.indexOf(10);
+  return logsInsightsColumn(b.toString('utf8', 0, nl < 0 ? b.length : nl));
+}
+
+/** Files of an OpenShift must-gather that describe it and hold no log: counted as such, never as skipped. */
+export function isMustGatherMetadata(name: string): boolean {
+  const b = basename(name);
+  return b === 'timestamp' || b === 'must-gather.logs' || b.endsWith('.audit_logs_listing') || b === 'event-filter.html';
+}
+
+/** Longest line part a container runtime writes (16 KiB, plus its prefix): a split line's part is never longer. */
+const MAX_PART_BYTES = 20 << 10;
+// A CRI line that continues in the next: "<RFC 3339> stdout|stderr P ".
+const CRI_PARTIAL = /^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) P /;
+// The end of a Docker json-file record; without the escaped \n before it, the record is a part of a line.
+const DOCKER_TAIL = /(\\n)?","stream":"(?:stdout|stderr)","time":"[^"]*"\}\r?$/;
+
+/** true when the line [start, end) of `b` is the first part of a line a runtime split (it goes on in the next
+ * line): a cut between them would hand the two parts to different threads. */
+export function continuesInNextLine(b: Uint8Array, start: number, end: number): boolean {
+  if (end - start > MAX_PART_BYTES + 512) return false;
+  const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  if (CRI_PARTIAL.test(buf.toString('latin1', start, Math.min(end, start + 64)))) return true;
+  const tail = DOCKER_TAIL.exec(buf.toString('latin1', Math.max(start, end - 160), end));
+  return tail !== null && tail[1] === undefined;
+}
+
 /** Reads every source into `state`. Returns the inputs that failed (unreadable, corrupt gzip). */
 export async function readSources(sources: Source[], state: ScanState, o: ReadOptions): Promise<InputFailure[]> {
   if (o.shouldStop === undefined && o.signal !== undefined) {
@@ -114,6 +147,10 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
   try {
     for (const src of sources) {
       if (o.shouldStop?.()) break;
+      if (src.path !== null && isMustGatherMetadata(src.name)) {
+        await readSingle(src, state, failures, () => readMetadata(src, state, o), o.signal);
+        continue;
+      }
       if (threads > 1 && o.onSkip === null) {
         const handled = await readParallel(src, state, o, getPool, minSplit, failures);
         if (handled) continue;
@@ -157,7 +194,7 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
       const head = Buffer.alloc(1 << 16);
       const { bytesRead } = await fh.read(head, 0, head.length, 0);
       const h = head.subarray(0, bytesRead);
-      if ((h[0] === 0x1f && h[1] === 0x8b) || sniffDocumentMode(h)) {
+      if ((h[0] === 0x1f && h[1] === 0x8b) || sniffDocumentMode(h) || sniffCsv(h) !== null) {
         if (!(h[0] === 0x1f && h[1] === 0x8b)) return false;
         await fh.close();
         return readStreamParallel(src, state, o, getPool, failures, minSplit);
@@ -202,6 +239,8 @@ async function splitPoints(fh: fsp.FileHandle, size: number, parts: number): Pro
       const nl = buf.subarray(0, bytesRead).indexOf(10);
       if (nl >= 0) {
         pos += nl + 1;
+        // Never between the parts of a line a container runtime split: look at the line that ends here.
+        if (await endsInPart(fh, pos - 1)) continue;
         break;
       }
       pos += bytesRead;
@@ -210,6 +249,32 @@ async function splitPoints(fh: fsp.FileHandle, size: number, parts: number): Pro
   }
   out.push(size);
   return out;
+}
+
+/** true when the line that ends at the newline at `nl` is the first part of a split line. */
+async function endsInPart(fh: fsp.FileHandle, nl: number): Promise<boolean> {
+  const from = Math.max(0, nl - MAX_PART_BYTES - 512);
+  const w = Buffer.alloc(nl - from);
+  const { bytesRead } = await fh.read(w, 0, w.length, from);
+  const start = w.subarray(0, bytesRead).lastIndexOf(10) + 1;
+  if (start === 0 && from > 0) return false; // a line longer than any part
+  return continuesInNextLine(w, start, bytesRead);
+}
+
+/** Counts the lines of a file that describes a must-gather (its timestamp, its listings): no event in it. */
+async function readMetadata(src: Source, state: ScanState, o: ReadOptions): Promise<void> {
+  const raw = openRaw(src, o.stdin);
+  try {
+    const splitter = new LineSplitter(
+      () => state.addOtherLine(MUST_GATHER_METADATA),
+      () => state.addOtherLine(MUST_GATHER_METADATA),
+      o.maxLineBytes,
+    );
+    for await (const chunk of readBytes(raw, () => {})) splitter.push(chunk);
+    splitter.end();
+  } finally {
+    raw.destroy();
+  }
 }
 
 /** A gzip file or stdin: this thread reads (and zlib inflates on the libuv pool); workers parse chunks. */
@@ -240,7 +305,7 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
     ended = true;
   }
   const first = head.length === 0 ? null : Buffer.concat(head, headBytes);
-  if (ended || first === null || sniffDocumentMode(first.subarray(0, 1 << 16))) {
+  if (ended || first === null || sniffDocumentMode(first.subarray(0, 1 << 16)) || sniffCsv(first) !== null) {
     await readSingle(src, state, failures, async (inp) => {
       inp.gzip = gzip;
       try {
@@ -289,7 +354,9 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
     for (;;) {
       const from = nextCut - consumed;
       if (from >= all.length) break;
-      const nl = all.indexOf(10, Math.max(0, from - 1));
+      let nl = all.indexOf(10, Math.max(0, from - 1));
+      // Never between the parts of a line a container runtime split (the chunk since the last cut starts a line).
+      while (nl >= 0 && continuesInNextLine(all, nl > 0 ? all.lastIndexOf(10, nl - 1) + 1 : 0, nl)) nl = all.indexOf(10, nl + 1);
       if (nl < 0) break;
       await submit(copyOf(all.subarray(0, nl + 1)));
       advance(nl + 1);
@@ -424,10 +491,12 @@ async function readChunks(src: Source, state: ScanState, o: ReadOptions, chunks:
       o.onBytes?.(chunk.length);
       if (first) {
         first = false;
-        if (sniffDocumentMode(chunk.subarray(0, 1 << 16))) {
+        const csv = sniffCsv(chunk);
+        if (csv === null && sniffDocumentMode(chunk.subarray(0, 1 << 16))) {
           onMode('documents');
           doc = createDocumentReader((where, v, key) => state.addDocumentValue(where, v, key));
         } else {
+          if (csv !== null) state.setCsv(csv);
           feeder = newSegmentFeeder(state, true, o.maxLineBytes);
         }
       }

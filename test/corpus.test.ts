@@ -25,8 +25,8 @@ const EXPECTED: Record<string, [number, number, number, number, number, number]>
   'liggitt__audit2rbac__testdata__demo.log': [37, 37, 0, 0, 0, 37],
   'openshift__cluster-logging-operator__test__functional__filters__apiaudit__testdata__audit.log': [5, 5, 0, 0, 0, 5],
   'openshift__cluster-logging-operator__test__functional__filters__apiaudit__vrl__testdata__audit_in.log': [100, 100, 0, 0, 0, 100],
-  // 3 native events and an AKS record, all auditID abcde12345 (one request), and a GKE LogEntry (skipped)
-  'elastic__integrations__packages__kubernetes__data_stream__audit_logs___dev__test__pipeline__test-audit.log': [5, 4, 0, 0, 1, 1],
+  // 3 native events and an AKS record, all auditID abcde12345 (one request), and a GKE entry (a get of /readyz: a second request)
+  'elastic__integrations__packages__kubernetes__data_stream__audit_logs___dev__test__pipeline__test-audit.log': [5, 5, 0, 0, 0, 2],
   // one AKS record whose properties.log is an Event as a JSON string
   'elastic__integrations__packages__kubernetes__data_stream__audit_logs___dev__test__pipeline__test-kube-audit.log': [1, 1, 0, 0, 0, 1],
   // {"records":[…22 AKS records…]} on one line

@@ -56,6 +56,31 @@ describe('threads', () => {
   });
 });
 
+describe('lines a container runtime split in parts (issue 15)', () => {
+  // 40 events of about 20 KiB: containerd and Docker write each as a 16 KiB part and the rest, so nearly every
+  // cut lands inside a split line; a cut between the parts would hand them to two workers and lose the event.
+  const events = Array.from({ length: 40 }, (_, i) => auditLine({ auditID: `big-${i}`, requestURI: `/api/v1/pods?fieldSelector=spec.nodeName%3Dn${i % 7}`, user: { username: 'system:serviceaccount:vector:vector' }, userAgent: 'vector/0.34.1', requestReceivedTimestamp: `2026-11-30T12:00:${String(i).padStart(2, '0')}.000000Z`, stageTimestamp: `2026-11-30T12:00:${String(i).padStart(2, '0')}.100000Z`, annotations: { pad: 'x'.repeat(20000 + i * 37) } }));
+  const PART = 16 * 1024;
+  const ts = (i: number, j: number) => `2026-11-30T12:00:${String(i).padStart(2, '0')}.10000000${j}Z`;
+  const cri = events.map((l, i) => `${ts(i, 0)} stdout P ${l.slice(0, PART)}\n${ts(i, 1)} stdout F ${l.slice(PART)}\n`).join('');
+  const docker = events.map((l, i) => `${JSON.stringify({ log: l.slice(0, PART), stream: 'stdout', time: ts(i, 0) })}\n${JSON.stringify({ log: l.slice(PART) + '\n', stream: 'stdout', time: ts(i, 1) })}\n`).join('');
+  it.each([['cri', cri], ['docker', docker]])('%s: the same report on 1, 2 and 3 threads, from a file and from stdin', async (_w, text) => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-scan-parts-'));
+    const file = join(dir, 'pod.log');
+    writeFileSync(file, text);
+    const one = JSON.parse(await scan(['-j', '1', file], 4096));
+    expect(one.inputs[0]).toMatchObject({ lines: 80, auditEvents: 40, otherLines: 40, skippedLines: 0 });
+    expect(one.totals.requests).toBe(40);
+    for (const j of ['2', '3']) {
+      const other = JSON.parse(await scan(['-j', j, file], 4096));
+      expect(other).toEqual(one);
+      const piped = JSON.parse(await scan(['-j', j, '-'], 4096, Buffer.from(text), [5000, 70001, 3]));
+      expect({ ...piped, inputs: [] }).toEqual({ ...one, inputs: [] });
+      expect(piped.inputs[0]).toMatchObject({ lines: 80, auditEvents: 40, otherLines: 40, skippedLines: 0 });
+    }
+  });
+});
+
 describe('events without an auditID', () => {
   it('count once each, whatever the thread count: a worker does not take another worker\'s for the same request', async () => {
     // 1,000 requests seen only at RequestReceived and 1,000 only at ResponseComplete, none with an auditID, all

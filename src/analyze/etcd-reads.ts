@@ -2,7 +2,7 @@
  * "trace[N] range" and its "request stats"), tells the apiserver's own reads from clients', and aggregates
  * them per resource range and minute. Bounded: held lines ≤ MERGE_WINDOW, aggregates grow with ranges × minutes. */
 
-import { builtinKeyPrefix, describeEtcdKey, type EtcdKeyRange } from '../model/etcd-key.js';
+import { builtinKeyPrefix, describeEtcdKey, prefixRangeEnd, type EtcdKeyRange } from '../model/etcd-key.js';
 import type { EtcdRangeEntry } from '../parse/etcd-line.js';
 
 /** Lines of one read are logged within a few ms of each other; 50 ms leaves room for slow loggers. */
@@ -62,13 +62,18 @@ function absorb(r: EtcdRead, b: Pick<EtcdRead, 'objects' | 'totalKeys' | 'bytes'
   if (r.tookMs === null || (b.tookMs !== null && b.tookMs > r.tookMs)) r.tookMs = b.tookMs;
 }
 
-/** Why a read is the apiserver's own (DOMAIN.md §1.8, §4), or null. */
-export function internalReason(e: Pick<EtcdRangeEntry, 'key' | 'countOnly' | 'limit'>, range: EtcdKeyRange, etcdPrefix: string): string | null {
+/** Why a read is the apiserver's own (DOMAIN.md §1.8, §4), or null. `etcdPrefix` null: inferred per key. */
+export function internalReason(e: Pick<EtcdRangeEntry, 'key' | 'rangeEnd' | 'countOnly' | 'limit'>, range: EtcdKeyRange, etcdPrefix: string | null): string | null {
   if (e.countOnly) return 'count_only (object-count polling)';
   if (e.limit === 1) return 'limit:1 (current-revision fetch)';
-  if (e.key === `${etcdPrefix}/health` || e.key === `${etcdPrefix}health`) return 'health check';
+  const pfx = range.prefix ?? etcdPrefix;
+  if (pfx !== null ? e.key === `${pfx}/health` || e.key === `${pfx}health` : /^\/[^/]+\/health$/.test(e.key)) return 'health check';
   if (e.key === 'compact_rev_key') return 'compaction';
   if (range.resource === 'masterleases') return 'endpoint reconciler';
+  // Before v0.27 the storage's Count read "<prefix>/<resource>" without the trailing slash (to "…t" for
+  // "…s"); no client list does that, as the apiserver lists "<prefix>/<resource>/". Its trace lines lack
+  // count_only, so the key tells. See DOMAIN.md §2 and etcd issue #12094.
+  if (range.scope === 'all' && !e.key.endsWith('/') && e.rangeEnd !== null && e.rangeEnd === prefixRangeEnd(e.key)) return 'count without the trailing slash (object-count polling, before 1.27)';
   return null;
 }
 
@@ -109,7 +114,10 @@ export class EtcdReads {
   /** Receives every finished read (the DuckDB store); shared with the boundary mergers. */
   sink: ((r: EtcdRead) => void) | null = null;
 
-  constructor(private readonly etcdPrefix: string) {}
+  /** reads per key prefix they sit under (inferred or given), for the report's etcdPrefix */
+  readonly prefixes = new Map<string, number>();
+
+  constructor(private readonly etcdPrefix: string | null) {}
 
   // The head of a segment: raw lines up to the first gap longer than PAIR_WINDOW_MS. No two lines of one read
   // are that far apart, so nothing after the gap pairs with anything before it, and the head can be paired
@@ -136,6 +144,8 @@ export class EtcdReads {
     for (const r of this.held) {
       if (!sameRead(r, [e.via], e)) continue;
       absorb(r, e, [e.via]);
+      // a trace line, logged first, does not carry count_only; the apply line of the same read does
+      r.internal ??= internalReason(e, r.range, this.etcdPrefix);
       return;
     }
     const range = describeEtcdKey(e.key, e.rangeEnd, this.etcdPrefix);
@@ -199,7 +209,8 @@ export class EtcdReads {
     }
     const minute = r.tsMs === null ? -1 : Math.floor(r.tsMs / 60000);
     const rg = r.range;
-    const base = rg.resourceKey === '' ? '' : `${this.etcdPrefix}/${rg.apiGroup !== null ? rg.resourceKey : builtinKeyPrefix(rg.resource)}/`;
+    if (rg.prefix !== null) this.prefixes.set(rg.prefix, (this.prefixes.get(rg.prefix) ?? 0) + 1);
+    const base = rg.resourceKey === '' ? '' : `${rg.prefix ?? this.etcdPrefix ?? ''}/${rg.apiGroup !== null ? rg.resourceKey : builtinKeyPrefix(rg.resource)}/`;
     const keyLabel =
       base === '' || r.internal !== null ? r.key : rg.scope === 'single' ? (rg.namespace !== null ? `${base}<ns>/<name>` : `${base}<name>`) : rg.scope === 'namespace' ? `${base}<ns>/` : base;
     const limited = r.limit > 0;
@@ -258,8 +269,9 @@ export class EtcdReads {
   }
 
   /** Folds another EtcdReads (flushed) into this one. */
-  merge(o: Pick<EtcdReads, 'aggs' | 'clientReads' | 'internalReads' | 'internalByReason'>): void {
+  merge(o: Pick<EtcdReads, 'aggs' | 'clientReads' | 'internalReads' | 'internalByReason' | 'prefixes'>): void {
     this.clientReads += o.clientReads;
+    for (const [p, n] of o.prefixes) this.prefixes.set(p, (this.prefixes.get(p) ?? 0) + n);
     this.internalReads += o.internalReads;
     for (const [r, n] of o.internalByReason) this.internalByReason.set(r, (this.internalByReason.get(r) ?? 0) + n);
     for (const [k, b] of o.aggs) {

@@ -4,10 +4,14 @@
 
 import type { InputStats } from './scan-state.js';
 
-/** true when an input gave the analysis something: audit events, slow etcd reads, or any etcd line. */
+/** The otherKinds name of a must-gather file that describes the gather (its timestamp, its listings). */
+export const MUST_GATHER_METADATA = 'must-gather metadata';
+
+/** true when an input gave the analysis something (audit events, slow etcd reads, any etcd line), or is a
+ * must-gather's own metadata file: read as what it is, not the wrong file. */
 export function inputYielded(i: Pick<InputStats, 'auditEvents' | 'etcdEntries' | 'otherKinds'>): boolean {
   if (i.auditEvents > 0 || i.etcdEntries > 0) return true;
-  for (const k of i.otherKinds.keys()) if (k.startsWith('etcd ')) return true;
+  for (const k of i.otherKinds.keys()) if (k.startsWith('etcd ') || k === MUST_GATHER_METADATA) return true;
   return false;
 }
 
@@ -26,8 +30,13 @@ export function describeInput(i: InputStats, isStdin: boolean): string {
   }
   if (share(i.otherKinds.get('go-panic') ?? 0, content)) return 'it looks like a Go panic or stack trace, not a log of events';
   let gke = 0;
-  for (const [k, n] of reasons) if (k.startsWith('GKE')) gke += n;
-  if (share(gke, content)) return 'it holds GKE Cloud Logging entries (protoPayload), not native audit.k8s.io events';
+  let gkeReason = '';
+  for (const [k, n] of reasons) {
+    if (!k.startsWith('GKE')) continue;
+    gke += n;
+    gkeReason ||= k;
+  }
+  if (share(gke, content)) return `it holds GKE Cloud Logging entries, none of them a Kubernetes API request it can read: ${gkeReason}`;
   const sample = i.sample ?? '';
   if (share(count('JSON is not an audit event') + count('batch item is not an audit event'), content + i.skippedItems)) {
     const kind = /kind: ([^;]+)/.exec(sample)?.[1];

@@ -46,6 +46,11 @@ export const ALL_GROUP_SERIES_BUCKETS = 2_000_000;
 /** How often (in added requests) the shared budget is checked. */
 const BUDGET_CHECK_EVERY = 65_536;
 
+/** The signature of a read whose query string the log did not keep (GKE Cloud Logging): its verdict is unknown. */
+export const UNKNOWN_SIGNATURE = '?';
+/** The reason given for those reads. */
+export const UNKNOWN_QUERY_REASON = 'query string not in the log (GKE Cloud Logging drops it): resourceVersion, limit and selectors unknown';
+
 /** A compact key for the query fields that decide where a read is served: rvClass, rvm, limit?, continue?, sendInitialEvents?. */
 export function signatureOf(q: ListQuery): string {
   const rv = q.resourceVersion ?? '';
@@ -185,7 +190,7 @@ export class ReadGroups {
       this.groups.set(key, g);
     }
     g.requests++;
-    const sig = signatureOf(q);
+    const sig = e.queryKnown === false ? UNKNOWN_SIGNATURE : signatureOf(q);
     g.signatures.set(sig, (g.signatures.get(sig) ?? 0) + 1);
     if (node !== null) addCapped(g, g.nodes, node);
     if (namespace.length > 0) addCapped(g, g.namespaces, namespace);

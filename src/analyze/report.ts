@@ -3,7 +3,7 @@
  * time to get read amplification, and writes the findings. Unknown figures stay null; estimates are marked. */
 
 import { classifyRead, type ServingOptions } from './serving.js';
-import { querySignature, type ReadGroup } from './read-groups.js';
+import { querySignature, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, type ReadGroup } from './read-groups.js';
 import { NO_UA, resourceKeyOf, type InputStats, type ScanState } from './scan-state.js';
 import { mergeAgg, type EtcdAgg } from './etcd-reads.js';
 import { renderApfYaml } from './apf.js';
@@ -30,8 +30,10 @@ export interface ReportOptions {
 }
 
 /** An input's counts in the JSON contract: InputStats with maps as objects and times as RFC 3339. */
-export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs' | 'implausibleKinds' | 'sketch' | 'fingerprint' | 'sample'> & {
+export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs' | 'implausibleKinds' | 'sketch' | 'fingerprint' | 'sample' | 'wrappers'> & {
   skipReasons: Record<string, number>;
+  /** wrapper → lines (or document items) read through it: "cri", "docker", "gke", … ({} for plain lines) */
+  wrappers: Record<string, number>;
   otherKinds: Record<string, number>;
   implausibleKinds: Record<string, number>;
   firstSeen: string | null;
@@ -55,7 +57,8 @@ export interface GroupReport {
   requests: number;
   nodes: number;
   withoutResourceVersion: number;
-  servedFrom: { etcd: number; cache: number };
+  /** unknown: reads whose query the log did not keep (GKE), so where they were served is not known */
+  servedFrom: { etcd: number; cache: number; unknown: number };
   reasons: Record<string, number>;
   objectsReadPerRequest: number | null;
   objectsReturnedPerRequest: number | null;
@@ -107,13 +110,31 @@ export interface Finding {
 /** Any finding in findings[]. */
 export type AnyFinding = Finding | RestartFinding | StormFinding | TokenFinding;
 
+/** Where the report's etcd key prefix came from: --etcd-prefix, or the keys of the reads (model/etcd-key.ts). */
+export function describeEtcdPrefix(given: string | null, seen: ReadonlyMap<string, number>): ScanReport['kubernetes']['etcdPrefix'] {
+  if (given !== null) return { prefixes: [given], source: 'given', reason: '--etcd-prefix' };
+  const byReads = [...seen.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  if (byReads.length === 0) return { prefixes: ['/registry'], source: 'default', reason: 'the kube-apiserver default (no etcd read to infer it from)' };
+  if (byReads.length === 1 && byReads[0]![0] === '/registry') return { prefixes: ['/registry'], source: 'default', reason: 'the kube-apiserver default; every etcd read sits under it' };
+  const reason = byReads.map(([p, n]) => `${formatCount(n)} read${n === 1 ? '' : 's'} under ${p}`).join(', ');
+  return { prefixes: byReads.map(([p]) => p), source: 'inferred', reason: `inferred from the keys: ${reason} (--etcd-prefix to override)` };
+}
+
 /** The APF manifests of a finding, if it has them. */
 export const apfOf = (f: AnyFinding): string | null => ('apf' in f ? (f.apf ?? null) : null);
 
 export interface ScanReport {
   schemaVersion: 1;
   tool: { name: 'audit-scan'; version: string };
-  kubernetes: { version: string; source: AssumedVersion['source']; reason: string; etcdVersion: string | null; etcdProgressNotify: boolean | null };
+  kubernetes: {
+    version: string;
+    source: AssumedVersion['source'];
+    reason: string;
+    etcdVersion: string | null;
+    etcdProgressNotify: boolean | null;
+    /** the etcd key prefixes the reads sat under, most reads first; given by --etcd-prefix, or inferred per key */
+    etcdPrefix: { prefixes: string[]; source: 'given' | 'default' | 'inferred'; reason: string };
+  };
   inputs: InputReport[];
   totals: {
     requests: number;
@@ -134,6 +155,9 @@ export interface ScanReport {
     pendingEvicted: number;
     /** requests left out because an earlier input holds the same ones (a copy of the same log) */
     duplicateRequests: number;
+    /** lists, gets and watches whose query string the log did not keep (GKE Cloud Logging): served from where,
+     * and how much etcd read for them, is unknown */
+    readsQueryUnknown: number;
     firstSeen: string | null;
     lastSeen: string | null;
   };
@@ -187,6 +211,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   let getRequests = 0;
   let getFromEtcd = 0;
   let watchRequests = 0;
+  let readsQueryUnknown = 0;
   // Same series widths whatever the thread count: the budget is applied once more over the final groups.
   state.groups.checkSeriesBudget();
   // Requests of groups folded away by the cap still count in the totals.
@@ -196,6 +221,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   for (const g of state.groups.groups.values()) {
     const r = reportGroup(g, serving, etcdAggs, state, clusterNodes, o);
     index.set(g.key, { report: r, raw: g });
+    readsQueryUnknown += r.servedFrom.unknown;
     if (g.verb === 'list') {
       listRequests += r.requests;
       listWithoutRv += r.withoutResourceVersion;
@@ -218,6 +244,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     skipReasons: toObj(i.skipReasons),
     otherKinds: toObj(i.otherKinds),
     implausibleKinds: toObj(i.implausibleKinds),
+    wrappers: toObj(i.wrappers),
     firstSeen: formatTimestamp(firstMs),
     lastSeen: formatTimestamp(lastMs),
     looksLike: inputYielded(state.inputs[idx]!) || i.error !== null ? null : describeInput(state.inputs[idx]!, i.name === '(stdin)'),
@@ -233,7 +260,14 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   const report: ScanReport = {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: 'audit-scan', version: o.toolVersion },
-    kubernetes: { version: formatKubeVersion(assumed.version), source: assumed.source, reason: assumed.reason, etcdVersion, etcdProgressNotify: progress },
+    kubernetes: {
+      version: formatKubeVersion(assumed.version),
+      source: assumed.source,
+      reason: assumed.reason,
+      etcdVersion,
+      etcdProgressNotify: progress,
+      etcdPrefix: describeEtcdPrefix(state.etcdPrefix, state.etcd.prefixes),
+    },
     inputs,
     totals: {
       requests: state.counters.requests,
@@ -252,6 +286,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
       skippedLines: state.inputs.reduce((s, i) => s + i.skippedLines, 0),
       pendingEvicted: state.counters.pendingEvicted,
       duplicateRequests: state.inputs.reduce((n, i) => n + i.duplicateRequests, 0),
+      readsQueryUnknown,
       firstSeen: Number.isFinite(firstMs) ? formatTimestamp(firstMs) : null,
       lastSeen: Number.isFinite(lastMs) ? formatTimestamp(lastMs) : null,
     },
@@ -305,7 +340,13 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
   let etcdScope: 'all' | 'namespace' | 'single' | null = null;
   const ns = g.scope === 'namespaced' ? [...g.namespaces][0] ?? 'x' : '';
   const selStub = { shape: g.selector, node: null, singleName: g.singleName ? 'x' : null, singleNamespace: g.singleNamespace ? 'x' : null, hasFieldSelector: false, hasLabelSelector: false };
+  let unknown = 0;
   for (const [sig, n] of g.signatures) {
+    if (sig === UNKNOWN_SIGNATURE) {
+      unknown += n;
+      reasons.set(UNKNOWN_QUERY_REASON, (reasons.get(UNKNOWN_QUERY_REASON) ?? 0) + n);
+      continue;
+    }
     const q = querySignature(sig);
     if (q.resourceVersion === null && !q.continueToken) withoutRv += n;
     const v = classifyRead(g.verb, g.resource, ns, q, selStub, serving);
@@ -329,7 +370,7 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
     requests: g.requests,
     nodes: g.nodes.size,
     withoutResourceVersion: withoutRv,
-    servedFrom: { etcd, cache: cacheN },
+    servedFrom: { etcd, cache: cacheN, unknown },
     reasons: toObj(reasons),
     objectsReadPerRequest: null,
     objectsReturnedPerRequest: g.returnedN > 0 ? round1(g.returnedSum / g.returnedN) : null,

@@ -7,7 +7,7 @@ import { parseRequestQuery, parseRequestUri, type ListQuery } from '../model/req
 import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
 import { classifyLine } from '../parse/line-kind.js';
-import { parseEtcdCapnslog, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
+import { parseEtcdCapnslog, parseEtcdMessage, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
 import { ReadGroups, type GroupOverflow, type ReadGroup } from './read-groups.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
 import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
@@ -15,6 +15,9 @@ import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from '.
 import { implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
 import { fingerprintAdd, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
 import { describeJsonShape } from './input-kind.js';
+import { unwrapRecord } from '../parse/wrappers.js';
+import { fromAksLogAnalyticsRow, fromGkeEntry, isAksLogAnalyticsRow, isGkeEntry } from '../parse/cloud-events.js';
+import { parseCsvRecord } from '../parse/csv.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, type SpacingHistogram } from './gaps.js';
 
 /** Counts for one input (file or stdin). The JSON contract's inputs[] is built from this. */
@@ -51,6 +54,8 @@ export interface InputStats {
   overlaps: Array<{ input: string; requests: number }>;
   /** the first line (or JSON keys) that was not an event: to say what the input looked like if it held none */
   sample: string | null;
+  /** wrapper → lines (or document items) read through it: cri, docker, fluent-bit, loki, gke, … */
+  wrappers: Map<string, number>;
 }
 
 /** What a counted request looked like, for the DuckDB store. Reads carry their parsed query. */
@@ -124,6 +129,10 @@ interface Segment {
   signs: Array<[number, string]>;
   /** identity lease name → holders seen in this segment */
   leases: Map<string, LeaseHolders>;
+  /** the start of a line a runtime split (CRI P lines, Docker parts), waiting for its end */
+  partial: { wrapper: string; parts: string[] } | null;
+  /** a CloudWatch Logs Insights CSV export: the column of @message, from the header line */
+  csvColumn: number | null;
 }
 
 /** The holders of one apiserver identity lease within a segment (Request-level audit shows them). */
@@ -141,6 +150,8 @@ export interface TimeOptions {
   gapMs: number | null;
   /** "now", for the rule that a time more than a day ahead cannot be real */
   nowMs: number;
+  /** --syslog-year: the year of syslog and journald short dates (they carry none); undefined or null: inferred */
+  syslogYear?: number | null;
   /** keep per-minute fingerprints of the requests (only worth it with two inputs or more) */
   fingerprint?: boolean;
   /** when the inputs are read again after copies were found: input index → windows of its requests to leave out */
@@ -197,7 +208,7 @@ export interface SegmentResult {
 export interface StateSnapshot {
   groups: Map<string, ReadGroup>;
   groupOverflow: GroupOverflow;
-  etcd: { aggs: Map<string, EtcdAgg>; clientReads: number; internalReads: number; internalByReason: Map<string, number> };
+  etcd: { aggs: Map<string, EtcdAgg>; clientReads: number; internalReads: number; internalByReason: Map<string, number>; prefixes: Map<string, number> };
   versions: VersionEvidence[];
   etcdVersions: Map<string, number>;
   clusterNodes: Set<string>;
@@ -229,6 +240,7 @@ function addInputStats(a: InputStats, b: InputStats): void {
   a.duplicateRequests += b.duplicateRequests;
   fingerprintMerge(a.fingerprint, b.fingerprint);
   a.sample ??= b.sample;
+  for (const [k, n] of b.wrappers) a.wrappers.set(k, (a.wrappers.get(k) ?? 0) + n);
   for (const [k, n] of b.implausibleKinds) a.implausibleKinds.set(k, (a.implausibleKinds.get(k) ?? 0) + n);
   sketchMerge(a.sketch, b.sketch);
 }
@@ -260,6 +272,7 @@ function newInputStats(name: string): InputStats {
     duplicateOf: null,
     overlaps: [],
     sample: null,
+    wrappers: new Map(),
   };
 }
 
@@ -267,8 +280,14 @@ const bump = (m: Map<string, number>, k: string, n = 1): void => {
   m.set(k, (m.get(k) ?? 0) + n);
 };
 
-/** What a JSON value turned out to be; the line's accounting follows from it. */
-type ValueOutcome = 'audit' | 'etcd' | 'other' | 'skipped';
+/** What a piece of text or a JSON value turned out to be; the line's accounting follows from it. */
+type ValueOutcome = 'audit' | 'etcd' | 'other' | 'blank' | 'skipped';
+
+/** One thing inside a batch or a wrapper: text to read as a line, a value to read as JSON, or why it is neither. */
+type BatchItem = { text: string } | { value: unknown } | { skip: string };
+
+/** Wrappers inside wrappers, at most (a CRI line holding a Docker record holding an event is two). */
+const MAX_WRAP_DEPTH = 4;
 
 export class ScanState {
   readonly inputs: InputStats[] = [];
@@ -306,7 +325,8 @@ export class ScanState {
   private lookBackPos = 0;
 
   constructor(
-    private readonly etcdPrefix: string,
+    /** kube-apiserver's --etcd-prefix, or null to infer it per key */
+    readonly etcdPrefix: string | null,
     private readonly onSkip: SkipListener | null = null,
     maxGroups?: number,
     readonly timeOptions: TimeOptions = DEFAULT_TIME_OPTIONS,
@@ -388,6 +408,8 @@ export class ScanState {
       spacing: newSpacingHistogram(),
       signs: [],
       leases: new Map(),
+      partial: null,
+      csvColumn: null,
     };
     return input;
   }
@@ -396,6 +418,19 @@ export class ScanState {
    * final-stage IDs for the next segment's look-back (not needed when no segment of the input follows). */
   endSegment(withTail = true): SegmentResult {
     const g = this.cur();
+    if (g.partial !== null) {
+      // A split line whose end never came: its last part, counted as an other line, becomes a skipped one.
+      const kind = `${g.partial.wrapper} partial line (joined with the next)`;
+      const n = g.input.otherKinds.get(kind) ?? 0;
+      if (n > 0) {
+        if (n === 1) g.input.otherKinds.delete(kind);
+        else g.input.otherKinds.set(kind, n - 1);
+        g.input.otherLines--;
+        g.input.skippedLines++;
+        bump(g.input.skipReasons, `truncated last line (a ${g.partial.wrapper} line split in parts, its end missing)`);
+      }
+      g.partial = null;
+    }
     const edges = g.etcd.endSegment();
     this.etcd.merge(g.etcd);
     this.segment = null;
@@ -490,6 +525,12 @@ export class ScanState {
     return this.beginSegment(i, name);
   }
 
+  /** The current segment is a CloudWatch Logs Insights CSV export whose @message is column `column`; its first
+   * line is the header. */
+  setCsv(column: number): void {
+    this.cur().csvColumn = column;
+  }
+
   /** Ends the input begun with beginInput(). */
   endInput(): void {
     if (this.segment === null) return;
@@ -562,7 +603,7 @@ export class ScanState {
     return {
       groups: this.groups.groups,
       groupOverflow: this.groups.overflow,
-      etcd: { aggs: this.etcd.aggs, clientReads: this.etcd.clientReads, internalReads: this.etcd.internalReads, internalByReason: this.etcd.internalByReason },
+      etcd: { aggs: this.etcd.aggs, clientReads: this.etcd.clientReads, internalReads: this.etcd.internalReads, internalByReason: this.etcd.internalByReason, prefixes: this.etcd.prefixes },
       versions: this.versions.list(),
       etcdVersions: this.etcdVersions,
       clusterNodes: this.clusterNodes,
@@ -642,48 +683,168 @@ export class ScanState {
       text = text.replace(/\u0000+/g, '');
       repaired = true;
     }
-    const k = classifyLine(text);
-    switch (k.kind) {
+    this.lineWrappers.length = 0;
+    this.parsedJson = false;
+    const where = `${lineNo}`;
+    const csv = this.cur().csvColumn !== null;
+    const outcome = !csv ? this.readText(text, terminated, 0, where) : lineNo === 1 ? this.other('Logs Insights CSV header') : this.readCsvLine(text, terminated, where);
+    if (repaired && this.parsedJson) inp.repairedLines++;
+    for (const w of this.lineWrappers) bump(inp.wrappers, w);
+    switch (outcome) {
       case 'blank':
         inp.blankLines++;
         return;
       case 'other':
         inp.otherLines++;
-        bump(inp.otherKinds, k.what);
+        bump(inp.otherKinds, this.lastOther);
         return;
-      case 'capnslog': {
-        const e = parseEtcdCapnslog(text);
-        if (e === null) return this.skipLine(`${lineNo}`, 'not a known format', text);
+      case 'skipped':
+        return this.skipLine(where, this.lastReason, text);
+      default:
+        return; // audit events and etcd entries count themselves
+    }
+  }
+
+  private other(what: string): ValueOutcome {
+    this.lastOther = what;
+    return 'other';
+  }
+
+  /** Counts a line of a file that is known not to be a log (must-gather's timestamp, its listings). */
+  addOtherLine(what: string): void {
+    const inp = this.cur().input;
+    inp.lines++;
+    inp.otherLines++;
+    bump(inp.otherKinds, what);
+  }
+
+  /** Wrappers peeled off the current line (or document item), for inputs[].wrappers. */
+  private readonly lineWrappers: string[] = [];
+  private wrapped(w: string): void {
+    if (!this.lineWrappers.includes(w)) this.lineWrappers.push(w);
+  }
+  /** set when the current line parsed as JSON (a repaired line counts as repaired only then) */
+  private parsedJson = false;
+  private lastReason = '';
+  private lastOther = '';
+
+  /** Reads a piece of text as one line would be read: a physical line, or the text a wrapper held. */
+  private readText(text: string, terminated: boolean, depth: number, where: string): ValueOutcome {
+    const k = classifyLine(text, this.timeOptions.nowMs, this.timeOptions.syslogYear ?? null);
+    switch (k.kind) {
+      case 'blank':
+        return 'blank';
+      case 'other':
+        this.lastOther = k.what;
+        return 'other';
+      case 'partial':
+        this.wrapped('cri');
+        return this.holdPartial('cri', k.text);
+      case 'cri': {
+        this.wrapped('cri');
+        return this.readInner(this.takePartial('cri') + k.text, terminated, depth, where, 'cri');
+      }
+      case 'capnslog':
+      case 'capnslog-bare': {
+        if (k.wrapper !== null) this.wrapped(k.wrapper);
+        const e = k.kind === 'capnslog' ? parseEtcdCapnslog(k.text) : parseEtcdMessage(k.pkg, k.text, k.tsMs);
+        if (e === null) {
+          this.lastReason = 'not a known format';
+          return 'skipped';
+        }
         this.addEtcd(e);
-        return;
+        return 'etcd';
       }
       case 'unknown':
-        return this.skipLine(`${lineNo}`, terminated ? 'not a known format' : 'truncated last line', text);
+        this.lastReason = depth > 0 ? `${this.innerWrapper} record holds text of no known format` : terminated ? 'not a known format' : 'truncated last line';
+        return 'skipped';
       case 'json': {
+        if (k.wrapper !== null) this.wrapped(k.wrapper);
         let v: unknown;
         try {
           v = JSON.parse(k.text);
         } catch {
-          return this.skipLine(`${lineNo}`, terminated ? 'not JSON' : 'truncated last line', text);
+          // Text a wrapper held that starts like JSON and does not parse was cut, by a shipper's size limit.
+          this.lastReason = depth > 0 ? `truncated: the ${this.innerWrapper} record holds cut JSON (a size limit of the shipper?)` : terminated ? 'not JSON' : 'truncated last line';
+          return 'skipped';
         }
-        if (repaired) inp.repairedLines++;
-        const outcome = this.addJsonValue(v, `${lineNo}`);
-        if (outcome === 'skipped') this.skipLine(`${lineNo}`, this.lastReason, text);
-        return;
+        if (depth === 0) this.parsedJson = true;
+        return this.addJsonValue(v, where, depth);
       }
     }
   }
 
-  private lastReason = '';
+  /** The wrapper whose text is being read, for reasons ("the docker record holds cut JSON"). */
+  private innerWrapper = '';
+
+  private readInner(text: string, terminated: boolean, depth: number, where: string, wrapper: string): ValueOutcome {
+    if (depth >= MAX_WRAP_DEPTH) {
+      this.lastReason = 'wrappers nested too deep';
+      return 'skipped';
+    }
+    const outer = this.innerWrapper;
+    this.innerWrapper = wrapper;
+    try {
+      return this.readText(text, terminated, depth + 1, where);
+    } finally {
+      this.innerWrapper = outer;
+    }
+  }
+
+  /** Holds the start of a line a runtime split (CRI P, Docker without \n); the line counts as an other line. */
+  private holdPartial(wrapper: string, text: string): ValueOutcome {
+    const g = this.cur();
+    if (g.partial !== null && g.partial.wrapper === wrapper) g.partial.parts.push(text);
+    else g.partial = { wrapper, parts: [text] };
+    this.lastOther = `${wrapper} partial line (joined with the next)`;
+    return 'other';
+  }
+
+  /** The parts held for `wrapper`, joined, and forgotten ('' when none). */
+  private takePartial(wrapper: string): string {
+    const g = this.cur();
+    const p = g.partial;
+    if (p === null || p.wrapper !== wrapper) return '';
+    g.partial = null;
+    return p.parts.join('');
+  }
+
+  /** A CSV record of a CloudWatch Logs Insights export: its @message column read as a line. Records whose
+   * quoted field spans lines are joined first. */
+  private readCsvLine(text: string, terminated: boolean, where: string): ValueOutcome {
+    const g = this.cur();
+    this.wrapped('logs-insights-csv');
+    const held = g.partial !== null && g.partial.wrapper === 'csv' ? this.takePartial('csv') + '\n' : '';
+    const record = held + text;
+    const fields = parseCsvRecord(record);
+    if (fields === null) {
+      if (!terminated) {
+        this.lastReason = 'truncated last line';
+        return 'skipped';
+      }
+      return this.holdPartial('csv', record);
+    }
+    if (record.trim().length === 0) return 'blank';
+    const msg = fields[g.csvColumn!];
+    if (msg === undefined) {
+      this.lastReason = 'CSV record without its @message column';
+      return 'skipped';
+    }
+    return this.readInner(msg, true, 0, where, 'logs-insights-csv');
+  }
 
   /** Accounts one whole JSON document, or one element of a streamed batch (`batchKey` names its array). */
   addDocumentValue(where: string, v: unknown, batchKey: string | null = null): void {
+    this.lineWrappers.length = 0;
+    const bw = batchKey === null ? undefined : BATCH_WRAPPER[batchKey];
+    if (bw !== undefined) this.wrapped(bw);
     const outcome =
       batchKey === null
-        ? this.addJsonValue(v, where)
-        : this.addBatch([v], where, batchKey === 'records' ? unwrapAksRecord : batchKey === 'logEvents' ? unwrapCloudWatchEvent : (x) => x);
+        ? this.addJsonValue(v, where, 0)
+        : this.addBatch([v], where, BATCH_UNWRAP[batchKey] ?? ((x) => ({ value: x })), 0);
+    const inp = this.cur().input;
+    for (const w of this.lineWrappers) bump(inp.wrappers, w);
     if (outcome === 'skipped') {
-      const inp = this.cur().input;
       inp.skippedItems++;
       bump(inp.skipReasons, this.lastReason);
       this.onSkip?.(inp.name, where, this.lastReason, '');
@@ -703,60 +864,107 @@ export class ScanState {
     this.onSkip?.(inp.name, where, reason, '');
   }
 
-  /** Dispatches one parsed JSON value: an audit Event, a batch of them (EventList, AKS, CloudWatch), or an etcd zap line. */
-  private addJsonValue(v: unknown, where: string): ValueOutcome {
-    if (Array.isArray(v)) return this.addBatch(v, where, (x) => x);
+  /** Dispatches one parsed JSON value: an audit Event, a batch of them, a wrapper record (wrappers.ts), a cloud
+   * export's reshaped event (cloud-events.ts), or an etcd zap line. */
+  private addJsonValue(v: unknown, where: string, depth: number): ValueOutcome {
+    if (Array.isArray(v)) return this.addBatch(v, where, (x) => ({ value: x }), depth);
     if (v === null || typeof v !== 'object') {
       this.lastReason = 'JSON is not an object';
       return 'skipped';
     }
     const o = v as Record<string, unknown>;
     if (Array.isArray(o.items) && (o.kind === 'EventList' || (typeof o.apiVersion === 'string' && o.apiVersion.startsWith('audit.k8s.io/')))) {
-      return this.addBatch(o.items, where, (x) => x);
+      return this.addBatch(o.items, where, (x) => ({ value: x }), depth);
     }
-    if (Array.isArray(o.records)) return this.addBatch(o.records, where, unwrapAksRecord);
-    if (Array.isArray(o.logEvents)) return this.addBatch(o.logEvents, where, unwrapCloudWatchEvent);
+    if (Array.isArray(o.records)) {
+      this.wrapped(BATCH_WRAPPER.records!);
+      return this.addBatch(o.records, where, BATCH_UNWRAP.records!, depth);
+    }
+    if (Array.isArray(o.logEvents)) {
+      this.wrapped(BATCH_WRAPPER.logEvents!);
+      return this.addBatch(o.logEvents, where, BATCH_UNWRAP.logEvents!, depth);
+    }
     if (o.properties !== null && typeof o.properties === 'object' && 'log' in (o.properties as object)) {
-      return this.addBatch([o], where, unwrapAksRecord);
+      this.wrapped(BATCH_WRAPPER.records!);
+      return this.addBatch([o], where, BATCH_UNWRAP.records!, depth);
     }
-    if ('protoPayload' in o || 'Entry' in o) {
-      this.lastReason = 'GKE Cloud Logging entry (not supported; export native audit events)';
+    if (isGkeEntry(o)) {
+      this.wrapped('gke');
+      const r = fromGkeEntry(o);
+      if ('reason' in r) {
+        this.lastReason = r.reason;
+        return 'skipped';
+      }
+      return this.addAuditObject(r.event);
+    }
+    if ('Entry' in o && typeof o.Entry === 'object') {
+      this.lastReason = 'GKE entry serialised from the Go client structs (export with gcloud logging read --format=json instead)';
       return 'skipped';
     }
-    if (looksLikeAuditEvent(o)) return this.addAuditObject(o);
+    if (looksLikeAuditEvent(o)) {
+      // Fluent Bit's Merge_Log: the event's fields at the top level, beside the line they came from
+      if (o.kubernetes !== undefined && typeof o.log === 'string') this.wrapped('fluent-bit');
+      return this.addAuditObject(o);
+    }
+    if (isAksLogAnalyticsRow(o)) {
+      this.wrapped('aks-log-analytics');
+      return this.addAuditObject(fromAksLogAnalyticsRow(o));
+    }
     const etcd = parseEtcdZap(o);
     if (etcd !== null) {
       this.addEtcd(etcd);
       return 'etcd';
     }
-    this.lastReason = 'JSON is not an audit event';
-    const inp = this.cur().input;
-    inp.sample ??= describeJsonShape(o);
-    return 'skipped';
+    const u = unwrapRecord(o);
+    if (u === null) {
+      this.lastReason = 'JSON is not an audit event';
+      const inp = this.cur().input;
+      inp.sample ??= describeJsonShape(o);
+      return 'skipped';
+    }
+    this.wrapped(u.wrapper);
+    if (u.truncated !== undefined) {
+      this.lastReason = `truncated: ${u.truncated}`;
+      return 'skipped';
+    }
+    if (u.partial !== undefined) return this.holdPartial(u.wrapper, u.partial);
+    const items: BatchItem[] = [...(u.texts ?? []).map((t) => ({ text: u.wrapper === 'docker' ? this.takePartial('docker') + t : t })), ...(u.values ?? []).map((x) => ({ value: x }))];
+    if (items.length === 1) return this.readItem(items[0]!, where, depth, u.wrapper);
+    return this.addBatch(items, where, (x) => x as BatchItem, depth, u.wrapper);
   }
 
-  /** A batch counts as audit when at least one item is an event; then bad items are counted as skipped items.
-   * A batch with no good item is one skipped line (or document), with the first item's reason. */
-  private addBatch(items: unknown[], where: string, unwrap: (x: unknown) => unknown): ValueOutcome {
-    let good = 0;
+  /** One item of a wrapper or a batch: text read as a line, or a value read as JSON. */
+  private readItem(item: BatchItem, where: string, depth: number, wrapper: string): ValueOutcome {
+    if ('skip' in item) {
+      this.lastReason = item.skip;
+      return 'skipped';
+    }
+    if ('text' in item) return this.readInner(item.text, true, depth, where, wrapper);
+    if (item.value === null || typeof item.value !== 'object') {
+      this.lastReason = 'batch item is not an audit event';
+      return 'skipped';
+    }
+    if (depth >= MAX_WRAP_DEPTH) {
+      this.lastReason = 'wrappers nested too deep';
+      return 'skipped';
+    }
+    return this.addJsonValue(item.value, where, depth + 1);
+  }
+
+  /** A batch counts as audit (or etcd) when at least one item is an event (or an etcd line); then the other
+   * items are counted as skipped items. A batch with no good item is one skipped line (or document), with the
+   * first item's reason. */
+  private addBatch(items: unknown[], where: string, unwrap: (x: unknown) => BatchItem, depth: number, wrapper = 'batch'): ValueOutcome {
+    let audit = 0;
+    let etcd = 0;
     const failed: Array<[string, string]> = [];
     for (let i = 0; i < items.length; i++) {
-      const u = unwrap(items[i]);
-      let reason: string;
-      if (typeof u === 'string') {
-        reason = u;
-      } else if (u !== null && typeof u === 'object' && !Array.isArray(u) && looksLikeAuditEvent(u as Record<string, unknown>)) {
-        if (this.addAuditObject(u as Record<string, unknown>) === 'audit') {
-          good++;
-          continue;
-        }
-        reason = this.lastReason;
-      } else {
-        reason = 'batch item is not an audit event';
-      }
-      if (failed.length < 1_000_000) failed.push([`${where}[${i}]`, reason]);
+      const outcome = this.readItem(unwrap(items[i]), `${where}[${i}]`, depth, wrapper);
+      if (outcome === 'audit') audit++;
+      else if (outcome === 'etcd') etcd++;
+      else if (failed.length < 1_000_000) failed.push([`${where}[${i}]`, outcome === 'skipped' ? this.lastReason : outcome === 'blank' ? 'batch item is blank' : `batch item is not an audit event (${this.lastOther})`]);
     }
-    if (good === 0) {
+    if (audit + etcd === 0) {
       this.lastReason = failed[0]?.[1] ?? 'empty batch';
       return 'skipped';
     }
@@ -766,7 +974,7 @@ export class ScanState {
       bump(inp.skipReasons, reason);
       this.onSkip?.(inp.name, w, reason, '');
     }
-    return 'audit';
+    return audit > 0 ? 'audit' : 'etcd';
   }
 
   private addAuditObject(o: Record<string, unknown>): ValueOutcome {
@@ -1073,33 +1281,35 @@ function isBuiltinGroup(g: string): boolean {
 }
 
 /** AKS diagnostic record → the audit event inside properties.log (a JSON string or an object), or a skip reason. */
-function unwrapAksRecord(r: unknown): unknown {
-  if (r === null || typeof r !== 'object') return 'batch item is not an object';
+function unwrapAksRecord(r: unknown): BatchItem {
+  if (r === null || typeof r !== 'object') return { skip: 'batch item is not an object' };
   const rec = r as Record<string, unknown>;
   const cat = rec.category;
-  if (typeof cat === 'string' && !cat.startsWith('kube-audit')) return `AKS record of category ${cat.slice(0, 40)} (not audit)`;
+  if (typeof cat === 'string' && !cat.startsWith('kube-audit')) return { skip: `AKS record of category ${cat.slice(0, 40)} (not audit)` };
   const props = rec.properties as Record<string, unknown> | undefined;
   const log = props?.log;
-  if (typeof log === 'string') {
-    try {
-      return JSON.parse(log);
-    } catch {
-      return 'AKS properties.log is not JSON';
-    }
-  }
-  if (log !== null && typeof log === 'object') return log;
-  return looksLikeAuditEvent(rec) ? rec : 'AKS record without properties.log';
+  if (typeof log === 'string') return { text: log };
+  if (log !== null && typeof log === 'object') return { value: log };
+  return looksLikeAuditEvent(rec) ? { value: rec } : { skip: 'AKS record without properties.log' };
 }
 
 /** EKS CloudWatch subscription event → the audit event in its message, or a skip reason. */
-function unwrapCloudWatchEvent(r: unknown): unknown {
-  if (r === null || typeof r !== 'object') return 'batch item is not an object';
+function unwrapCloudWatchEvent(r: unknown): BatchItem {
+  if (r === null || typeof r !== 'object') return { skip: 'batch item is not an object' };
   const msg = (r as Record<string, unknown>).message;
-  if (typeof msg !== 'string') return 'CloudWatch event without message';
-  if (msg.endsWith('[Truncated...]')) return 'CloudWatch message truncated';
-  try {
-    return JSON.parse(msg);
-  } catch {
-    return 'CloudWatch message is not JSON';
-  }
+  if (typeof msg !== 'string') return { skip: 'CloudWatch event without message' };
+  if (msg.endsWith('[Truncated...]')) return { skip: 'truncated: CloudWatch message truncated ([Truncated...])' };
+  return { text: msg };
 }
+
+/** The wrapper a batch array names (items, an EventList, is plain audit). */
+const BATCH_WRAPPER: Record<string, string> = { records: 'aks-diagnostic', logEvents: 'cloudwatch-subscription', events: 'cloudwatch', data: 'datadog-api' };
+
+/** How the items of each batch array streamed from a document are read (json-document.ts BATCH_KEYS). */
+const BATCH_UNWRAP: Record<string, (x: unknown) => BatchItem> = {
+  records: unwrapAksRecord,
+  logEvents: unwrapCloudWatchEvent,
+  events: unwrapCloudWatchEvent,
+  items: (x) => ({ value: x }),
+  data: (x) => ({ value: x }),
+};

@@ -15,7 +15,8 @@ export interface ScanConfig {
   top: number;
   kubeVersion: KubeVersion | null;
   etcdVersion: string | null;
-  etcdPrefix: string;
+  /** --etcd-prefix, or null: inferred per key */
+  etcdPrefix: string | null;
   objectsGiven: ReadonlyMap<string, number>;
   consistentListFromCache: boolean | null;
   watchCacheDisabled: ReadonlySet<string>;
@@ -59,8 +60,9 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     etcdVersion = String(raw.etcdVersion);
     if (!/^v?\d+\.\d+\.\d+/.test(etcdVersion)) throw new UsageError(`--etcd-version: expected a version like 3.5.13 (got ${JSON.stringify(raw.etcdVersion)})`);
   }
-  const etcdPrefix = String(raw.etcdPrefix ?? '/registry').replace(/\/+$/, '');
-  if (!etcdPrefix.startsWith('/')) throw new UsageError(`--etcd-prefix: expected an absolute key prefix like /registry (got ${JSON.stringify(raw.etcdPrefix)})`);
+  // Not given: inferred per key (/registry, or OpenShift's /kubernetes.io and /openshift.io; model/etcd-key.ts).
+  const etcdPrefix = raw.etcdPrefix === undefined ? null : String(raw.etcdPrefix).replace(/\/+$/, '');
+  if (etcdPrefix !== null && !etcdPrefix.startsWith('/')) throw new UsageError(`--etcd-prefix: expected an absolute key prefix like /registry (got ${JSON.stringify(raw.etcdPrefix)})`);
   const objectsGiven = new Map<string, number>();
   for (const kv of list(raw.objects)) {
     const m = /^([^=]+)=(\d+)$/.exec(kv);
@@ -112,7 +114,12 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
   const bucketMs = dur('bucket', raw.bucket ?? '1s', 1000);
   if (bucketMs % 1000 !== 0) throw new UsageError(`--bucket: expected whole seconds (got ${JSON.stringify(raw.bucket)})`);
   const gapMs = raw.gap === undefined ? null : dur('gap', raw.gap, 1000);
-  const time: TimeOptions = { filter: { sinceMs, untilMs, users: list(raw.user), verbs: list(raw.verb), resources: list(raw.resource), namespaces: list(raw.namespace) }, bucketMs, gapMs, nowMs };
+  let syslogYear: number | null = null;
+  if (raw.syslogYear !== undefined) {
+    syslogYear = Number(raw.syslogYear);
+    if (!/^\d{4}$/.test(String(raw.syslogYear)) || syslogYear < 1971) throw new UsageError(`--syslog-year: expected a year like 2026 (got ${JSON.stringify(raw.syslogYear)})`);
+  }
+  const time: TimeOptions = { filter: { sinceMs, untilMs, users: list(raw.user), verbs: list(raw.verb), resources: list(raw.resource), namespaces: list(raw.namespace) }, bucketMs, gapMs, nowMs, syslogYear };
   const maxGroups = Number(raw.maxGroups ?? 50000);
   if (!Number.isInteger(maxGroups) || maxGroups < 10) throw new UsageError(`--max-groups: expected a whole number ≥ 10 (got ${JSON.stringify(raw.maxGroups)})`);
   return Object.freeze({

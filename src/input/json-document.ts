@@ -1,13 +1,15 @@
 /*! Whole JSON documents that are not one-per-line: pretty-printed events, concatenated documents, top-level
- * arrays, and big batches ({"kind":"EventList","items":[…]}, AKS {"records":[…]}, CloudWatch {"logEvents":[…]}).
+ * arrays, and big batches ({"kind":"EventList","items":[…]}, AKS {"records":[…]}, CloudWatch {"logEvents":[…]},
+ * the AWS CLI's {"events":[…]}, Datadog's {"data":[…]}).
  * The sole stream-json import. Batch items are assembled one at a time, so a 100k-item EventList never
  * exists whole in memory. */
 
 import { parser } from 'stream-json';
 import Assembler from 'stream-json/assembler.js';
 
-/** Keys whose array elements are emitted one by one. */
-const BATCH_KEYS = new Set(['items', 'records', 'logEvents']);
+/** Keys whose array elements are emitted one by one: EventList items, AKS records, CloudWatch subscription
+ * logEvents, the AWS CLI's events, and Datadog's logs API data. */
+const BATCH_KEYS = new Set(['items', 'records', 'logEvents', 'events', 'data']);
 
 type Token = { name: string; value?: unknown };
 

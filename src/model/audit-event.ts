@@ -9,6 +9,7 @@
  * Request and response bodies are never kept: only the item counts are taken from them. */
 
 import { parseTimestampMs } from '../parse/time.js';
+import { QUERY_UNKNOWN } from '../parse/cloud-events.js';
 import { fail, ok, type ParseResult } from '../parse/result.js';
 
 export type Stage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
@@ -40,6 +41,9 @@ export interface AuditEvent {
   /** for an apiserver identity lease (kube-system/leases/apiserver-*), requestObject.spec.holderIdentity when the
    * audit level shows it: a new holder is a restarted apiserver */
   leaseHolder: string | null;
+  /** false when the event was rebuilt without its query string (GKE Cloud Logging): where it was served, and
+   * what it read, cannot be known */
+  queryKnown: boolean;
 }
 
 /** true for the stages after which an event for this auditID is final. */
@@ -143,5 +147,6 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: () =
     remainingItems,
     tokenExpirationSeconds,
     leaseHolder,
+    queryKnown: o[QUERY_UNKNOWN] !== true,
   });
 }

@@ -1,5 +1,7 @@
 /*! etcd key (and range_end) → the Kubernetes resource it stores, using the real key layout:
- * `--etcd-prefix` (default /registry) + resource prefix (+ /namespace) (+ /name). See DOMAIN.md §2. */
+ * `--etcd-prefix` (default /registry) + resource prefix (+ /namespace) (+ /name). See DOMAIN.md §2.
+ * Without --etcd-prefix the prefix is inferred per key (inferPrefix): OpenShift 4 keeps kube-apiserver's
+ * objects under /kubernetes.io and openshift-apiserver's under /openshift.io, both in one etcd. */
 
 /** What an etcd read covered. */
 export interface EtcdKeyRange {
@@ -10,6 +12,8 @@ export interface EtcdKeyRange {
   namespace: string | null;
   name: string | null;
   scope: 'all' | 'namespace' | 'single' | 'keyspace' | 'outside';
+  /** the key prefix the read sits under ("/registry"); null when outside any */
+  prefix: string | null;
 }
 
 // SpecialDefaultResourcePrefixes (pkg/kubeapiserver/default_storage_factory_builder.go), reversed.
@@ -32,6 +36,34 @@ export const CLUSTER_SCOPED = new Set([
   'resourceslices', 'clustertrustbundles', 'componentstatuses', 'storageversions', 'masterleases', 'ranges',
 ]);
 
+/** Storage prefixes of built-in resources (the first key segment after --etcd-prefix), for inferPrefix(). A
+ * segment found here marks where the prefix ends; the API groups whose objects sit under <group>/<plural>
+ * (CRDs, APIServices) count too. */
+const STORAGE_SEGMENTS = new Set([
+  ...CLUSTER_SCOPED,
+  ...SPECIAL_PREFIXES.map(([p]) => p.split('/')[0]!),
+  'pods', 'configmaps', 'secrets', 'serviceaccounts', 'persistentvolumeclaims', 'events', 'limitranges',
+  'resourcequotas', 'podtemplates', 'deployments', 'replicasets', 'daemonsets', 'statefulsets',
+  'controllerrevisions', 'jobs', 'cronjobs', 'horizontalpodautoscalers', 'leases', 'endpointslices',
+  'networkpolicies', 'poddisruptionbudgets', 'roles', 'rolebindings', 'csistoragecapacities',
+  'volumeattributesclasses', 'resourceclaims', 'resourceclaimtemplates', 'leasecandidates',
+  'apiextensions.k8s.io', 'apiregistration.k8s.io',
+]);
+
+/** Prefixes known without being told: kube-apiserver's default, and OpenShift 4's two apiservers'. */
+export const KNOWN_PREFIXES: readonly string[] = ['/registry', '/kubernetes.io', '/openshift.io'];
+
+/** The prefix a key sits under when --etcd-prefix is not given: a known prefix, or the one or two segments
+ * before a built-in resource's storage segment ("/custom/pods/ns/x" → "/custom"). null when neither: the key
+ * is not a Kubernetes object's (another etcd client, or a prefix that holds custom resources only). */
+export function inferPrefix(key: string): string | null {
+  if (!key.startsWith('/')) return null;
+  const segs = key.slice(1).split('/');
+  if (KNOWN_PREFIXES.includes(`/${segs[0]}`)) return `/${segs[0]}`;
+  for (let i = 1; i <= 2 && i < segs.length; i++) if (STORAGE_SEGMENTS.has(segs[i]!)) return `/${segs.slice(0, i).join('/')}`;
+  return null;
+}
+
 /** The etcd key prefix a built-in resource is stored under (inverse of SPECIAL_PREFIXES). */
 export function builtinKeyPrefix(resource: string): string {
   for (const [prefix, res] of SPECIAL_PREFIXES) if (res === resource) return prefix;
@@ -44,18 +76,18 @@ export function prefixRangeEnd(key: string): string {
   return key.slice(0, -1) + String.fromCharCode(key.charCodeAt(key.length - 1) + 1);
 }
 
-/** Maps an etcd key and range_end to the resource and scope it read. */
-export function describeEtcdKey(key: string, rangeEnd: string | null, etcdPrefix = '/registry'): EtcdKeyRange {
-  const outside: EtcdKeyRange = { resourceKey: '', resource: '', apiGroup: null, namespace: null, name: null, scope: 'outside' };
+/** Maps an etcd key and range_end to the resource and scope it read; `etcdPrefix` null infers it per key. */
+export function describeEtcdKey(key: string, rangeEnd: string | null, etcdPrefix: string | null = '/registry'): EtcdKeyRange {
+  const outside: EtcdKeyRange = { resourceKey: '', resource: '', apiGroup: null, namespace: null, name: null, scope: 'outside', prefix: null };
   if (key === '\u0000' || (key === '' && rangeEnd === '\u0000')) return { ...outside, scope: 'keyspace' };
-  const pfx = etcdPrefix.endsWith('/') ? etcdPrefix.slice(0, -1) : etcdPrefix;
-  if (!(key === pfx || key.startsWith(pfx + '/'))) return outside;
+  const pfx = etcdPrefix === null ? inferPrefix(key) : etcdPrefix.endsWith('/') ? etcdPrefix.slice(0, -1) : etcdPrefix;
+  if (pfx === null || !(key === pfx || key.startsWith(pfx + '/'))) return outside;
   const isRange = rangeEnd !== null && rangeEnd.length > 0;
   const isPrefixRange = isRange && rangeEnd === prefixRangeEnd(key);
   let rest = key.slice(pfx.length + 1);
   const trailingSlash = rest.endsWith('/');
   if (trailingSlash) rest = rest.slice(0, -1);
-  if (rest.length === 0) return { ...outside, scope: isRange ? 'keyspace' : 'outside' };
+  if (rest.length === 0) return isRange ? { ...outside, scope: 'keyspace', prefix: pfx } : outside;
 
   let resource: string;
   let apiGroup: string | null = null;
@@ -118,5 +150,5 @@ export function describeEtcdKey(key: string, rangeEnd: string | null, etcdPrefix
     scope = 'single';
     name = tail[0]!;
   }
-  return { resourceKey, resource, apiGroup, namespace, name, scope };
+  return { resourceKey, resource, apiGroup, namespace, name, scope, prefix: pfx };
 }

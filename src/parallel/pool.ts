@@ -22,7 +22,7 @@ export class ScanPool {
   constructor(
     private readonly state: ScanState,
     size: number,
-    etcdPrefix: string,
+    etcdPrefix: string | null,
     maxLineBytes: number | undefined,
     maxGroups: number | undefined,
     time: TimeOptions,

@@ -221,8 +221,12 @@ export function parseEtcdCapnslog(line: string): EtcdEntry | null {
   const m = CAPNSLOG.exec(line);
   if (!m) return null;
   const tsMs = parseTimestampMs(m[1]!.replace(' ', 'T') + 'Z');
-  const pkg = m[3]!;
-  const msg = m[4]!;
+  return parseEtcdMessage(m[3]!, m[4]!, tsMs);
+}
+
+/** A capnslog message without its header (package and time given): syslog and journald replace capnslog's own
+ * "date time L | pkg: " with theirs, so `Aug 17 17:37:30 host etcd: read-only range request …` reaches here. */
+export function parseEtcdMessage(pkg: string, msg: string, tsMs: number | null): EtcdEntry | null {
   if (pkg === 'etcdserver') {
     const r = CAPNS_RANGE.exec(msg);
     if (r) {

@@ -1,28 +1,63 @@
-/*! One text line → what it is: JSON (after removing `kubectl logs` / hostname prefixes), an etcd capnslog
- * line, a klog or Go-panic line (recognised, no event), blank, or unknown. No streams here: strings in, kinds out. */
+/*! One text line → what it is: JSON (after removing the prefixes container runtimes, kubectl, journald, syslog and
+ * shippers add), an etcd capnslog line (with or without capnslog's own header), a part of a line a container
+ * runtime split, a klog or Go-panic line (recognised, no event), blank, or unknown. Strings in, kinds out; the
+ * name of each wrapper removed comes back with the line, so an input can say how it was read. */
 
 import { isCapnslogLine } from './etcd-line.js';
 
 export type LineKind =
   | { kind: 'blank' }
-  | { kind: 'json'; text: string; prefixed: boolean }
-  | { kind: 'capnslog' }
-  | { kind: 'other'; what: 'klog' | 'go-panic' }
+  | { kind: 'json'; text: string; prefixed: boolean; wrapper: string | null }
+  | { kind: 'capnslog'; text: string; wrapper: string | null }
+  /** an etcd message whose capnslog header syslog or journald replaced with its own: the time is the prefix's */
+  | { kind: 'capnslog-bare'; pkg: string; text: string; tsMs: number | null; wrapper: string }
+  /** a CRI line of the `P` (partial) kind: its text continues in the next line of the same stream */
+  | { kind: 'partial'; text: string; wrapper: 'cri' }
+  /** a CRI `F` line: the end of a line (whole, or the last part of one), to classify again without the prefix */
+  | { kind: 'cri'; text: string }
+  | { kind: 'other'; what: string }
   | { kind: 'unknown' };
 
-// kubectl logs --timestamps: RFC 3339 with nanoseconds, then one space.
+// kubectl logs --timestamps and `aws logs tail --format short`: RFC 3339, then one space.
 const K8S_TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
+// containerd / CRI-O log files (/var/log/pods, /var/log/containers): "<RFC 3339 nano> stdout|stderr F|P <line>".
+const CRI = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) (?:stdout|stderr) ([FP])(?: |$)/;
 // klog header: Lmmdd hh:mm:ss.uuuuuu threadid file:line]
 const KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+\s+[^\]\s]+\] /;
 // Go runtime panic output (etcd and apiserver crashes end with one).
 const GO_PANIC = /^(?:panic: |fatal error: |goroutine \d+ \[|created by |\[signal |\t|\s*\/\S+\.go:\d+(?: \+0x[0-9a-f]+)?$|[\w./*()-]+\(.*\)$)/;
-// syslog/journald: "Dec  1 08:00:00 host proc[pid]: "
-const SYSLOG = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [^:\s]+: /;
+// syslog and journalctl's short and short-precise forms, any case of month: "Dec  1 08:00:00[.123456] host proc[pid]: "
+const SYSLOG = /^([A-Za-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d)(\.\d+)? \S+ ([^:\s]+): /;
+// journalctl -o short-iso: "2026-12-01T08:00:00+0000 host proc[pid]: " (the ISO time is read by K8S_TS first).
+const HOST_IDENT = /^\S+ ([^:\s{]+)\[\d+\]: |^\S+ ([^:\s{]+): (?=\S)/;
+// an etcd message with its capnslog package, or bare (syslog and journald dropped capnslog's header)
+const BARE_ETCD = /^(?:([a-z][\w./-]*): )?(read-only range request |etcd Version: )/;
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
-/** Removes the prefixes kubectl and log shippers add. Returns the rest and whether anything was removed. */
-export function stripPrefixes(line: string): { rest: string; prefixed: boolean } {
+/** What stripPrefixes found. */
+export interface Prefixes {
+  rest: string;
+  prefixed: boolean;
+  /** the outermost wrapper removed: kubectl, syslog, journald-iso, hostname; null when none */
+  wrapper: string | null;
+  /** the time the prefix gave, when it gave one (syslog has no year: the latest such date not after `nowMs`) */
+  tsMs: number | null;
+  /** the program syslog or journald names (etcd, k3s, kube-apiserver), when a prefix named one */
+  ident: string | null;
+}
+
+/** Removes the prefixes kubectl and log shippers add. Returns the rest, what was removed and its time. A syslog
+ * date is put in `year`, or when that is null in the latest year that does not put it after `nowMs`. */
+export function stripPrefixes(line: string, nowMs = Date.now(), year: number | null = null): Prefixes {
   let s = line;
   let prefixed = false;
+  let wrapper: string | null = null;
+  let tsMs: number | null = null;
+  let ident: string | null = null;
+  const note = (w: string): void => {
+    prefixed = true;
+    wrapper ??= w;
+  };
   for (let guard = 0; guard < 4; guard++) {
     const c = s.charCodeAt(0);
     if (c === 123 /* { */) break;
@@ -30,47 +65,87 @@ export function stripPrefixes(line: string): { rest: string; prefixed: boolean }
       const close = s.indexOf('] ');
       if (close < 0) break;
       s = s.slice(close + 2);
-      prefixed = true;
+      note('kubectl');
       continue;
     }
     if (c >= 48 && c <= 57) {
       const m = K8S_TS.exec(s);
       if (m) {
+        tsMs ??= Date.parse(m[0].trim().replace(/([+-]\d\d)(\d\d)$/, '$1:$2'));
         s = s.slice(m[0].length);
-        prefixed = true;
+        // journalctl -o short-iso: the time, then "host ident[pid]: "
+        const h = HOST_IDENT.exec(s);
+        if (h) {
+          ident ??= h[1] ?? h[2] ?? null;
+          s = s.slice(h[0].length);
+          note('journald');
+        } else note('kubectl');
         continue;
       }
     }
     const sl = SYSLOG.exec(s);
     if (sl) {
+      tsMs ??= syslogTime(sl, nowMs, year);
+      ident ??= sl[7]!.replace(/\[\d+\]$/, '');
       s = s.slice(sl[0].length);
-      prefixed = true;
+      note('syslog');
       continue;
     }
     break;
   }
-  return { rest: s, prefixed };
+  return { rest: s, prefixed, wrapper, tsMs, ident };
 }
 
-/** Classifies one line (already decoded, without its line ending). */
-export function classifyLine(line: string): LineKind {
+/** A syslog date has no year: `year`, or the latest year that does not put it more than a day after `nowMs`. */
+function syslogTime(m: RegExpExecArray, nowMs: number, year: number | null): number | null {
+  const month = MONTHS.indexOf(m[1]!.toLowerCase());
+  if (month < 0) return null;
+  const frac = m[6] === undefined ? 0 : Math.floor(Number(m[6]) * 1000);
+  const at = (y: number): number => Date.UTC(y, month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])) + frac;
+  if (year !== null) return at(year);
+  const y = new Date(nowMs).getUTCFullYear();
+  return at(y) > nowMs + 86_400_000 ? at(y - 1) : at(y);
+}
+
+/** Classifies one line (already decoded, without its line ending). `nowMs` and `year` date syslog prefixes. */
+export function classifyLine(line: string, nowMs = Date.now(), year: number | null = null): LineKind {
   let s = line;
   if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
   if (s.length === 0) return { kind: 'blank' };
   const c0 = s.charCodeAt(0);
-  if (c0 === 123) return { kind: 'json', text: s, prefixed: false }; // the common case: no copy, no regex
+  if (c0 === 123) return { kind: 'json', text: s, prefixed: false, wrapper: null }; // the common case: no copy, no regex
   if (s.trim().length === 0) return { kind: 'blank' };
-  if (c0 === 123 || c0 === 91 && s.charCodeAt(1) !== 112 /* "[p" of [pod/ */) return { kind: 'json', text: s, prefixed: false };
-  const { rest, prefixed } = stripPrefixes(s);
+  if (c0 === 91 && s.charCodeAt(1) !== 112 /* "[p" of [pod/ */) return { kind: 'json', text: s, prefixed: false, wrapper: null };
+  if (c0 >= 48 && c0 <= 57) {
+    const cri = CRI.exec(s);
+    if (cri) {
+      const text = s.slice(cri[0].length);
+      return cri[2] === 'P' ? { kind: 'partial', text, wrapper: 'cri' } : { kind: 'cri', text };
+    }
+  }
+  const { rest, prefixed, wrapper, tsMs, ident } = stripPrefixes(s, nowMs, year);
   const c = rest.charCodeAt(0);
-  if (c === 123) return { kind: 'json', text: rest, prefixed };
+  if (c === 123) return { kind: 'json', text: rest, prefixed, wrapper };
   if (KLOG.test(rest)) return { kind: 'other', what: 'klog' };
-  if (isCapnslogLine(rest)) return { kind: 'capnslog' };
+  if (isCapnslogLine(rest)) return { kind: 'capnslog', text: rest, wrapper };
+  // etcd under syslog or journald, whose capnslog header ("date time L | pkg: ") the prefix replaced; the
+  // package may stay ("etcdserver: read-only range request …") or go ("etcd: read-only range request …").
+  if (wrapper !== null) {
+    const etcdIdent = ident !== null && /^(?:etcd|k3s|rke2)\b/.test(ident);
+    const b = BARE_ETCD.exec(rest);
+    if (b !== null && (b[2] === 'read-only range request ' || etcdIdent)) {
+      return { kind: 'capnslog-bare', pkg: b[1] ?? (b[2] === 'etcd Version: ' ? 'etcdmain' : 'etcdserver'), text: b[1] === undefined ? rest : rest.slice(b[1].length + 2), tsMs, wrapper };
+    }
+    const m = ident === 'etcd' ? /^([a-z][\w./-]*): (?=\S)/.exec(rest) : null;
+    if (m !== null) return { kind: 'capnslog-bare', pkg: m[1]!, text: rest.slice(m[0].length), tsMs, wrapper };
+  }
   // "hostname {…}" (journald exports, some shippers): one token, then the object.
   const brace = rest.indexOf(' {');
   if (brace > 0 && brace < 256 && rest.lastIndexOf(' ', brace - 1) < 0 && rest.indexOf('{') === brace + 1) {
-    return { kind: 'json', text: rest.slice(brace + 1), prefixed: true };
+    return { kind: 'json', text: rest.slice(brace + 1), prefixed: true, wrapper: wrapper ?? 'hostname' };
   }
   if (GO_PANIC.test(rest)) return { kind: 'other', what: 'go-panic' };
+  // Any other message of etcd's (k3s and RKE2 embed it) under syslog or journald: recognised, not an event.
+  if (ident !== null && /^(?:etcd|k3s|rke2)\b/.test(ident)) return { kind: 'other', what: `etcd message (${wrapper})` };
   return { kind: 'unknown' };
 }

@@ -1,6 +1,6 @@
 /*! Number and time formatting shared by the human-readable renderers. */
 
-import { formatBytes, formatCount, type EtcdRangeReport, type GroupReport } from '../analyze/report.js';
+import { formatBytes, formatCount, type EtcdRangeReport, type GroupReport, type ScanReport } from '../analyze/report.js';
 
 export { formatBytes, formatCount };
 
@@ -23,6 +23,66 @@ export const GROUP_HEAD = ['#', 'client', 'user', 'resource', 'selector', 'reque
 /** Which of those columns hold numbers (right-aligned). */
 export const GROUP_NUMERIC = new Set([5, 6, 7, 8, 9, 10, 11, 12]);
 
+/** The no-resourceVersion count; "?" when some reads came without their query (GKE). */
+export function noRvCell(g: Pick<GroupReport, 'servedFrom' | 'withoutResourceVersion'>): string {
+  if (g.servedFrom.unknown === 0) return formatCount(g.withoutResourceVersion);
+  return g.withoutResourceVersion === 0 ? '?' : `${formatCount(g.withoutResourceVersion)}+?`;
+}
+
+/** The line under Findings when there is none: nothing read, nothing heavy, or nothing knowable (GKE). */
+export function noFindingsText(r: Pick<ScanReport, 'inputs' | 'totals'>, nothing: boolean): string {
+  if (nothing) return 'Nothing to analyse: no input held audit events or etcd entries.';
+  if (r.totals.readsQueryUnknown > 0) return `No finding from what the log holds: it does not say where ${formatCount(r.totals.readsQueryUnknown)} reads were served (see the note on the query string).`;
+  return 'No client reads etcd heavily in this log.';
+}
+
+/** A served-from count; "?" marks reads whose query the log did not keep, so where they were served is unknown. */
+export function servedCell(g: Pick<GroupReport, 'servedFrom'>, where: 'etcd' | 'cache'): string {
+  const n = g.servedFrom[where];
+  if (g.servedFrom.unknown === 0) return formatCount(n);
+  return n === 0 ? '?' : `${formatCount(n)}+?`;
+}
+
+/** The note under a table with "?" cells, and in the summary: why those figures are unknown. */
+export function queryUnknownNote(n: number): string {
+  return `? ${formatCount(n)} read${n === 1 ? '' : 's'} came without the query string (GKE Cloud Logging drops it): counted and grouped, but whether etcd or the watch cache served them, and the amplification, need resourceVersion, limit and selectors, which the apiserver's own audit log keeps.`;
+}
+
+/** The etcd prefix, when it is not the default: "; etcd keys under /kubernetes.io (inferred …)". */
+export function etcdPrefixNote(p: ScanReport['kubernetes']['etcdPrefix']): string {
+  return p.source === 'default' ? '' : `; etcd keys under ${p.prefixes.join(', ')} (${p.reason})`;
+}
+
+/** How each wrapper in inputs[].wrappers reads to a user. */
+const WRAPPER_LABELS: Record<string, string> = {
+  kubectl: 'kubectl logs prefixes',
+  syslog: 'syslog lines',
+  journald: 'journald lines',
+  hostname: 'host-prefixed lines',
+  cri: 'containerd/CRI-O lines',
+  docker: 'Docker json-file records',
+  'fluent-bit': 'Fluent Bit records',
+  message: 'shipper records (message field)',
+  loki: 'Loki records',
+  'splunk-hec': 'Splunk HEC events',
+  'splunk-export': 'Splunk export results',
+  otlp: 'OpenTelemetry log records',
+  'datadog-api': 'Datadog API logs',
+  cloudwatch: 'CloudWatch events',
+  'cloudwatch-subscription': 'CloudWatch subscription records',
+  'logs-insights': 'Logs Insights results',
+  'logs-insights-csv': 'Logs Insights CSV',
+  gke: 'GKE Cloud Logging entries',
+  'aks-diagnostic': 'AKS diagnostic records',
+  'aks-log-analytics': 'AKS Log Analytics rows',
+};
+
+/** "read as containerd/CRI-O lines, Docker json-file records", or '' for plain lines. */
+export function wrapperNote(wrappers: Record<string, number>): string {
+  const names = Object.keys(wrappers);
+  return names.length === 0 ? '' : `read as ${names.map((w) => WRAPPER_LABELS[w] ?? w).join(', ')}`;
+}
+
 /** One list-groups row; `esc` makes a log string safe for the format (Markdown or HTML). */
 export function groupRow(g: GroupReport, i: number, esc: (s: string) => string): string[] {
   const res = g.apiGroup ? `${g.resource}.${g.apiGroup}` : g.resource;
@@ -35,9 +95,9 @@ export function groupRow(g: GroupReport, i: number, esc: (s: string) => string):
     esc(g.selector || '–'),
     formatCount(g.requests),
     formatCount(g.nodes),
-    formatCount(g.withoutResourceVersion),
-    formatCount(g.servedFrom.etcd),
-    formatCount(g.servedFrom.cache),
+    noRvCell(g),
+    servedCell(g, 'etcd'),
+    servedCell(g, 'cache'),
     orDash(g.objectsReadPerRequest, formatCount),
     orDash(g.objectsReturnedPerRequest, (x) => (g.figureSources.objectsReturned === 'estimate-objects-per-node' ? '~' : '') + formatCount(x)),
     orDash(g.amplification, formatRatio),

@@ -2,7 +2,7 @@
  * Every string from the log goes through escapeHtml(), which also strips control characters and secrets. */
 
 import { apfOf, nothingRead, type ScanReport } from '../analyze/report.js';
-import { etcdRangeRow, ETCD_RANGE_HEAD, ETCD_RANGE_NUMERIC, formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash } from './format.js';
+import { etcdRangeRow, ETCD_RANGE_HEAD, ETCD_RANGE_NUMERIC, formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash, etcdPrefixNote, queryUnknownNote, wrapperNote, noFindingsText } from './format.js';
 import { escapeHtml as h } from './text-safety.js';
 
 const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24}table{border-collapse:collapse;margin:.5rem 0 1.5rem}
@@ -25,12 +25,12 @@ export function renderHtml(r: ScanReport): string {
   out.push(`<title>audit-scan report</title><style>${CSS}</style></head><body>`);
   out.push('<h1>Control-plane load: audit-scan report</h1>', '<ul>');
   out.push(`<li><b>Window:</b> ${h(t.firstSeen ?? 'unknown')} – ${h(t.lastSeen ?? 'unknown')}</li>`);
-  out.push(`<li><b>Kubernetes:</b> ${h(r.kubernetes.version)} (${h(r.kubernetes.reason)})${r.kubernetes.etcdVersion !== null ? `; etcd ${h(r.kubernetes.etcdVersion)}` : ''}</li>`);
+  out.push(`<li><b>Kubernetes:</b> ${h(r.kubernetes.version)} (${h(r.kubernetes.reason)})${r.kubernetes.etcdVersion !== null ? `; etcd ${h(r.kubernetes.etcdVersion)}` : ''}${h(etcdPrefixNote(r.kubernetes.etcdPrefix))}</li>`);
   out.push(`<li><b>Requests:</b> ${formatCount(t.requests)} (lists ${formatCount(t.listRequests)}, ${formatCount(t.listFromEtcd)} served from etcd, ${formatCount(t.listWithoutResourceVersion)} without resourceVersion)</li>`);
   out.push(`<li><b>Slow etcd reads:</b> ${formatCount(t.etcdSlowRanges)} by clients, ${formatCount(t.etcdInternalRanges)} apiserver-internal left out</li>`);
   out.push(`<li><b>Inputs:</b> ${r.inputs.map((i) => `<code>${h(i.name)}</code>`).join(', ')}</li>`, '</ul>');
   out.push('<h2>Findings</h2>');
-  if (r.findings.length === 0) out.push(nothingRead(r) ? '<p>Nothing to analyse: no input held audit events or etcd entries.</p>' : '<p>No client reads etcd heavily in this log.</p>');
+  if (r.findings.length === 0) out.push(`<p>${h(noFindingsText(r, nothingRead(r)))}</p>`);
   else {
     out.push('<ol>');
     for (const f of r.findings) {
@@ -45,6 +45,7 @@ export function renderHtml(r: ScanReport): string {
   out.push(
     table(GROUP_HEAD, r.listGroups.map((g, i) => groupRow(g, i, h)), GROUP_NUMERIC),
   );
+  if (r.totals.readsQueryUnknown > 0) out.push(`<p>${h(queryUnknownNote(r.totals.readsQueryUnknown))}</p>`);
   if (r.etcdRanges.length > 0) {
     out.push('<h2>Slow etcd reads by range</h2>');
     out.push(
@@ -55,7 +56,7 @@ export function renderHtml(r: ScanReport): string {
   out.push(
     table(
       ['input', 'lines', 'audit events', 'etcd entries', 'other lines', 'skipped'],
-      r.inputs.map((i) => [h(i.name) + (i.error !== null ? ` (error: ${h(i.error)})` : ''), formatCount(i.lines), formatCount(i.auditEvents), formatCount(i.etcdEntries), formatCount(i.otherLines), formatCount(i.skippedLines + i.skippedItems)]),
+      r.inputs.map((i) => [h(i.name) + (wrapperNote(i.wrappers) !== '' ? ` (${h(wrapperNote(i.wrappers))})` : '') + (i.error !== null ? ` (error: ${h(i.error)})` : ''), formatCount(i.lines), formatCount(i.auditEvents), formatCount(i.etcdEntries), formatCount(i.otherLines), formatCount(i.skippedLines + i.skippedItems)]),
       new Set([1, 2, 3, 4, 5]),
     ),
   );

@@ -1,7 +1,7 @@
 /*! --output markdown: a report to paste into an incident postmortem. Every log string is escaped for Markdown. */
 
 import { apfOf, nothingRead, type ScanReport } from '../analyze/report.js';
-import { etcdRangeRow, ETCD_RANGE_HEAD, ETCD_RANGE_NUMERIC, formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash } from './format.js';
+import { etcdRangeRow, ETCD_RANGE_HEAD, ETCD_RANGE_NUMERIC, formatBytes, formatCount, groupRow, GROUP_HEAD, GROUP_NUMERIC, orDash, etcdPrefixNote, queryUnknownNote, wrapperNote, noFindingsText } from './format.js';
 import { escapeMarkdown as md, safeText } from './text-safety.js';
 
 function table(head: string[], rows: string[][], right: Set<number>): string {
@@ -15,13 +15,13 @@ export function renderMarkdown(r: ScanReport): string {
   const out: string[] = [];
   out.push('# Control-plane load: audit-scan report', '');
   out.push(`- **Window:** ${t.firstSeen ?? 'unknown'} – ${t.lastSeen ?? 'unknown'}`);
-  out.push(`- **Kubernetes:** ${r.kubernetes.version} (${md(r.kubernetes.reason)})${r.kubernetes.etcdVersion !== null ? `; etcd ${md(r.kubernetes.etcdVersion)}` : ''}`);
+  out.push(`- **Kubernetes:** ${r.kubernetes.version} (${md(r.kubernetes.reason)})${r.kubernetes.etcdVersion !== null ? `; etcd ${md(r.kubernetes.etcdVersion)}` : ''}${md(etcdPrefixNote(r.kubernetes.etcdPrefix))}`);
   out.push(`- **Requests:** ${formatCount(t.requests)} (lists ${formatCount(t.listRequests)}, ${formatCount(t.listFromEtcd)} served from etcd, ${formatCount(t.listWithoutResourceVersion)} without resourceVersion)`);
   out.push(`- **Slow etcd reads:** ${formatCount(t.etcdSlowRanges)} by clients, ${formatCount(t.etcdInternalRanges)} apiserver-internal left out`);
   out.push(`- **Inputs:** ${r.inputs.map((i) => `\`${safeText(i.name).replace(/`/g, "'")}\``).join(', ')}`);
   out.push('');
   out.push('## Findings', '');
-  if (r.findings.length === 0) out.push(nothingRead(r) ? 'Nothing to analyse: no input held audit events or etcd entries.' : 'No client reads etcd heavily in this log.', '');
+  if (r.findings.length === 0) out.push(md(noFindingsText(r, nothingRead(r))), '');
   r.findings.forEach((f, i) => {
     out.push(`${i + 1}. **${f.severity.toUpperCase()}**: ${md(f.summary)}`);
     out.push(`   - *Fix:* ${md(f.fix)}`);
@@ -41,6 +41,7 @@ export function renderMarkdown(r: ScanReport): string {
       '',
     );
     if (r.listGroups.some((g) => g.estimated)) out.push('~ estimated: objects under the etcd prefix ÷ nodes seen.', '');
+    if (r.totals.readsQueryUnknown > 0) out.push(md(queryUnknownNote(r.totals.readsQueryUnknown)), '');
     if (r.groupsCapped !== null) out.push(`Group cap hit: ${formatCount(r.groupsCapped.foldedGroups)} small groups folded into "other"; counts may be short by up to ${formatCount(r.groupsCapped.maxCountError)}.`, '');
   }
   if (r.etcdRanges.length > 0) {
@@ -54,7 +55,7 @@ export function renderMarkdown(r: ScanReport): string {
   out.push(
     table(
       ['input', 'lines', 'audit events', 'etcd entries', 'other lines', 'skipped'],
-      r.inputs.map((i) => [md(i.name) + (i.error !== null ? ` (error: ${md(i.error)})` : ''), formatCount(i.lines), formatCount(i.auditEvents), formatCount(i.etcdEntries), formatCount(i.otherLines), formatCount(i.skippedLines + i.skippedItems)]),
+      r.inputs.map((i) => [md(i.name) + (wrapperNote(i.wrappers) !== '' ? ` (${md(wrapperNote(i.wrappers))})` : '') + (i.error !== null ? ` (error: ${md(i.error)})` : ''), formatCount(i.lines), formatCount(i.auditEvents), formatCount(i.etcdEntries), formatCount(i.otherLines), formatCount(i.skippedLines + i.skippedItems)]),
       new Set([1, 2, 3, 4, 5]),
     ),
     '',

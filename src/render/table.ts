@@ -6,7 +6,7 @@ import type { ChalkInstance } from 'chalk';
 import { apfOf, nothingRead, type AnyFinding, type GroupReport, type ScanReport } from '../analyze/report.js';
 import { sparkline } from './sparkline.js';
 import { squeeze } from '../analyze/time-analysis.js';
-import { etcdRangeRow, formatBytes, formatCount, formatRatio, orDash, shortTime } from './format.js';
+import { etcdRangeRow, formatBytes, formatCount, formatRatio, orDash, shortTime, servedCell, noRvCell, noFindingsText, etcdPrefixNote, queryUnknownNote, wrapperNote } from './format.js';
 import { safeText, truncate } from './text-safety.js';
 
 /** How to draw. */
@@ -119,16 +119,18 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
   if (t.firstSeen !== null) out.push(`Time: ${t.firstSeen} – ${t.lastSeen}`);
   out.push(
     `Kubernetes ${r.kubernetes.version} (${safeText(r.kubernetes.reason)})` +
-      (r.kubernetes.etcdVersion !== null ? `; etcd ${safeText(r.kubernetes.etcdVersion)}` : ''),
+      (r.kubernetes.etcdVersion !== null ? `; etcd ${safeText(r.kubernetes.etcdVersion)}` : '') +
+      safeText(etcdPrefixNote(r.kubernetes.etcdPrefix)),
   );
   out.push(
     `Lists: ${formatCount(t.listRequests)}, ${formatCount(t.listFromEtcd)} from etcd, ${formatCount(t.listWithoutResourceVersion)} without resourceVersion. ` +
       `Gets: ${formatCount(t.getRequests)}, ${formatCount(t.getFromEtcd)} from etcd. Nodes seen: ${formatCount(t.clusterNodes)}.`,
   );
+  if (t.readsQueryUnknown > 0) out.push(c.yellow(wrap(queryUnknownNote(t.readsQueryUnknown), o.width, '  ')));
   out.push('');
 
   out.push(c.bold.underline('Findings'));
-  if (r.findings.length === 0) out.push(nothingRead(r) ? 'Nothing to analyse: no input held audit events or etcd entries (see the notes on stderr).' : 'No client reads etcd heavily in this log.');
+  if (r.findings.length === 0) out.push(nothingRead(r) ? 'Nothing to analyse: no input held audit events or etcd entries (see the notes on stderr).' : noFindingsText(r, false));
   r.findings.forEach((f, i) => {
     const sev = sevColor(c, f.severity)(f.severity.toUpperCase());
     const head = `${i + 1}. ${sev} `;
@@ -171,8 +173,8 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
     safeText(g.selector || '–'),
     formatCount(g.requests),
     formatCount(g.nodes),
-    formatCount(g.withoutResourceVersion),
-    formatCount(g.servedFrom.etcd),
+    noRvCell(g),
+    servedCell(g, 'etcd'),
     orDash(g.objectsReadPerRequest, formatCount),
     orDash(g.objectsReturnedPerRequest, (x) => (g.figureSources.objectsReturned === 'estimate-objects-per-node' ? '~' : '') + formatCount(x)),
     orDash(g.amplification, formatRatio),
@@ -239,7 +241,7 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
     formatCount(i.etcdEntries),
     formatCount(i.otherLines),
     formatCount(i.skippedLines + i.skippedItems),
-    safeText([i.gzip ? 'gzip' : '', i.format === 'documents' ? 'JSON documents' : '', i.error !== null ? `error: ${i.error}` : ''].filter((x) => x).join(', ')),
+    safeText([i.gzip ? 'gzip' : '', i.format === 'documents' ? 'JSON documents' : '', wrapperNote(i.wrappers), i.error !== null ? `error: ${i.error}` : ''].filter((x) => x).join(', ')),
   ]);
   out.push(drawTable(icols, irows, o.width, c));
   return out.join('\n') + '\n';

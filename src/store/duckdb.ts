@@ -9,8 +9,9 @@ import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/n
 import { ScanState, resourceKeyOf, type RequestRow } from '../analyze/scan-state.js';
 import type { EtcdRead } from '../analyze/etcd-reads.js';
 import { classifyRead, type ServingOptions } from '../analyze/serving.js';
-import { querySignature, signatureOf, userPattern } from '../analyze/read-groups.js';
+import { querySignature, signatureOf, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, userPattern } from '../analyze/read-groups.js';
 import { inferKubeVersion, VersionEvidenceCollector, formatKubeVersion, type KubeVersion } from '../model/kube-version.js';
+import { inferPrefix } from '../model/etcd-key.js';
 import { etcdSupportsProgressNotify } from '../analyze/report.js';
 import { InputError } from '../errors.js';
 import { redactSecrets } from '../render/text-safety.js';
@@ -228,7 +229,7 @@ export function appendRequest(store: Store, a: DuckDBAppender, inputId: string, 
   appendNullable(a, 'bool', q ? q.continueToken : null);
   appendNullable(a, 'bool', q ? q.watch : null);
   appendNullable(a, 'bool', q ? q.sendInitialEvents : null);
-  appendNullable(a, 'varchar', q ? signatureOf(q) : null);
+  appendNullable(a, 'varchar', q ? (e.queryKnown === false ? UNKNOWN_SIGNATURE : signatureOf(q)) : null);
   appendNullable(a, 'int', e.code);
   appendNullable(a, 'varchar', r.node);
   appendNullable(a, 'int', e.returnedItems);
@@ -279,7 +280,10 @@ export async function classifyStore(store: Store, versionFlag: KubeVersion | nul
   await store.con.run('CREATE OR REPLACE TEMP TABLE verdicts (verb VARCHAR, resource VARCHAR, namespaced BOOLEAN, signature VARCHAR, single_name BOOLEAN, single_namespace BOOLEAN, served_from VARCHAR, reason VARCHAR)');
   const a = await store.con.createAppender('verdicts');
   for (const [verb, resource, namespaced, sig, sn, sns] of combos.rows) {
-    const v = classifyRead(String(verb), String(resource), namespaced ? 'ns' : '', querySignature(String(sig)), { shape: '', node: null, singleName: sn ? 'x' : null, singleNamespace: sns ? 'x' : null, hasFieldSelector: false, hasLabelSelector: false }, opts);
+    const v =
+      sig === UNKNOWN_SIGNATURE
+        ? { servedFrom: 'unknown', reason: UNKNOWN_QUERY_REASON }
+        : classifyRead(String(verb), String(resource), namespaced ? 'ns' : '', querySignature(String(sig)), { shape: '', node: null, singleName: sn ? 'x' : null, singleNamespace: sns ? 'x' : null, hasFieldSelector: false, hasLabelSelector: false }, opts);
     for (const x of [verb, resource]) a.appendVarchar(String(x));
     a.appendBoolean(Boolean(namespaced));
     a.appendVarchar(String(sig));
@@ -308,7 +312,7 @@ export async function loadSource(
   store: Store,
   src: Source,
   read: (state: ScanState) => Promise<void>,
-  etcdPrefix: string,
+  etcdPrefix: string | null,
 ): Promise<{ status: 'loaded' | 'already loaded'; requests: number; etcdReads: number; skippedLines: number }> {
   const id = (await inputIdentity(src)) ?? `stdin:${Date.now()}`;
   const seen = await store.query(`SELECT count(*) FROM inputs WHERE input_id = '${id.replace(/'/g, "''")}'`);
@@ -388,7 +392,7 @@ export async function exportParquet(store: Store, dir: string): Promise<string[]
 }
 
 /** Rebuilds a ScanState from the store, for `scan --db`: requests as final-stage events, reads as they were. */
-export async function stateFromStore(store: Store, etcdPrefix: string, maxGroups?: number): Promise<ScanState> {
+export async function stateFromStore(store: Store, etcdPrefix: string | null, maxGroups?: number): Promise<ScanState> {
   const state = new ScanState(etcdPrefix, null, maxGroups);
   const inputs = await store.query('SELECT name, lines, audit_events, etcd_entries, skipped_lines FROM inputs ORDER BY loaded_at, name');
   for (const [name, lines, ev, et, sk] of inputs.rows) {
@@ -396,7 +400,7 @@ export async function stateFromStore(store: Store, etcdPrefix: string, maxGroups
     Object.assign(state.inputs[i]!, { lines: Number(lines), auditEvents: Number(ev), etcdEntries: Number(et), skippedLines: Number(sk) });
   }
   state.beginSegment(state.addInput('(store)'), '(store)');
-  for await (const r of store.stream(`SELECT audit_id, stage, level, verb, request_uri, username, user_agent, node, resource, api_group, namespace, name, subresource, code,
+  for await (const r of store.stream(`SELECT audit_id, stage, level, verb, request_uri, username, user_agent, node, resource, api_group, namespace, name, subresource, code, signature,
       CAST(epoch_ms(received_at) AS DOUBLE) AS rec, CAST(epoch_ms(stage_at) AS DOUBLE) AS st, returned_items, remaining_items FROM requests ORDER BY received_at, audit_id`)) {
     state.addAuditEvent({
       auditID: String(r.audit_id),
@@ -419,6 +423,7 @@ export async function stateFromStore(store: Store, etcdPrefix: string, maxGroups
       remainingItems: r.remaining_items === null ? null : Number(r.remaining_items),
       tokenExpirationSeconds: null,
       leaseHolder: null,
+      queryKnown: r.signature !== UNKNOWN_SIGNATURE,
     });
   }
   state.endInput(); // counts the segment's held head events; the "(store)" input is left out of the report
@@ -435,7 +440,7 @@ export async function stateFromStore(store: Store, etcdPrefix: string, maxGroups
       bytes: n(r.bytes),
       error: r.error === null ? null : String(r.error),
       internal: r.internal === null ? null : String(r.internal),
-      range: { resourceKey: String(r.resource_key ?? ''), resource: String(r.resource ?? ''), apiGroup: String(r.resource_key ?? '').includes('/') ? String(r.resource_key).split('/')[0]! : null, namespace: r.namespace === null ? null : String(r.namespace), name: null, scope: String(r.scope) as 'all' },
+      range: { resourceKey: String(r.resource_key ?? ''), resource: String(r.resource ?? ''), apiGroup: String(r.resource_key ?? '').includes('/') ? String(r.resource_key).split('/')[0]! : null, namespace: r.namespace === null ? null : String(r.namespace), name: null, scope: String(r.scope) as 'all', prefix: r.resource_key === null || r.resource_key === '' ? null : etcdPrefix ?? inferPrefix(String(r.key)) },
       vias: new Set(['apply']),
     });
   }

@@ -64,7 +64,7 @@ describe('describeEtcdKey', () => {
   });
 
   it('fills every field, null where the key does not say', () => {
-    expect(describeEtcdKey('/registry/pods/ns1/', '/registry/pods/ns10')).toEqual({ resourceKey: 'pods', resource: 'pods', apiGroup: null, namespace: 'ns1', name: null, scope: 'namespace' });
-    expect(describeEtcdKey('/other/x', null)).toEqual({ resourceKey: '', resource: '', apiGroup: null, namespace: null, name: null, scope: 'outside' });
+    expect(describeEtcdKey('/registry/pods/ns1/', '/registry/pods/ns10')).toEqual({ resourceKey: 'pods', resource: 'pods', apiGroup: null, namespace: 'ns1', name: null, scope: 'namespace', prefix: '/registry' });
+    expect(describeEtcdKey('/other/x', null)).toEqual({ resourceKey: '', resource: '', apiGroup: null, namespace: null, name: null, scope: 'outside', prefix: null });
   });
 });

@@ -1,0 +1,115 @@
+/*! JSON records that wrap a log line or an event: container runtimes (Docker json-file), shippers (Fluent Bit,
+ * Vector, Filebeat, the Datadog agent, Loki, Splunk), cloud exports (CloudWatch via the AWS CLI and Logs
+ * Insights, Datadog's logs API, OpenTelemetry, Azure Log Analytics, GKE Cloud Logging) and journald's JSON.
+ * unwrapRecord() says what a record holds; the scan reads what it holds as it reads a line or an event, so the
+ * counting rules do not change with the wrapper. Plain data in, plain data out: no streams, no state. */
+
+/** What a wrapper record holds. */
+export interface Unwrapped {
+  /** a short name for the wrapper, for inputs[].wrappers: docker, fluent-bit, message, loki, splunk-hec, … */
+  wrapper: string;
+  /** lines to read as lines (an event's JSON text, an etcd log line, …) */
+  texts?: string[];
+  /** values to read as JSON values (an event object, another wrapper) */
+  values?: unknown[];
+  /** the start of a line a runtime split (Docker json-file without the trailing \n): joined with the next */
+  partial?: string;
+  /** the record says its text was cut (CloudWatch's "[Truncated...]"): the reason */
+  truncated?: string;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** Says what a record that is not an audit event wraps, or null when it wraps nothing this reads. */
+export function unwrapRecord(o: Record<string, unknown>): Unwrapped | null {
+  // Docker json-file: {"log":"<line>\n","stream":"stdout","time":"…"}; a line over 16 KiB comes in parts,
+  // each without the \n but the last. Fluent Bit's tail of such files keeps "log" (and drops stream/time when
+  // it parsed them): the same reading, without parts.
+  const log = str(o.log);
+  if (log !== null) {
+    const docker = typeof o.stream === 'string' && typeof o.time === 'string';
+    if (docker && !log.endsWith('\n')) return { wrapper: 'docker', partial: log };
+    return { wrapper: docker ? 'docker' : 'fluent-bit', texts: [log.endsWith('\n') ? log.slice(0, log.endsWith('\r\n') ? -2 : -1) : log] };
+  }
+  // Loki (logcli query -o jsonl): {"labels":{…},"line":"<line>","timestamp":"…"}
+  if (typeof o.line === 'string' && (isObj(o.labels) || 'timestamp' in o)) return { wrapper: 'loki', texts: [o.line] };
+  // Splunk HEC: {"time":…,"sourcetype":…,"event":{…}|"<line>"}
+  if ('event' in o && ('sourcetype' in o || 'time' in o || 'host' in o || 'source' in o)) {
+    const ev = o.event;
+    if (typeof ev === 'string') return { wrapper: 'splunk-hec', texts: [ev] };
+    if (isObj(ev)) return { wrapper: 'splunk-hec', values: [ev] };
+  }
+  // Splunk search export: {"preview":false,"result":{"_raw":"<line>",…}}
+  if (isObj(o.result) && typeof o.result._raw === 'string') return { wrapper: 'splunk-export', texts: [o.result._raw] };
+  // journalctl -o json: {"MESSAGE":"<line>","__REALTIME_TIMESTAMP":"…",…}; a binary message is an array of bytes
+  if ('MESSAGE' in o && ('__REALTIME_TIMESTAMP' in o || '_HOSTNAME' in o || 'SYSLOG_IDENTIFIER' in o)) {
+    const m = o.MESSAGE;
+    if (typeof m === 'string') return { wrapper: 'journald', texts: [m] };
+    if (Array.isArray(m) && m.every((b) => typeof b === 'number')) return { wrapper: 'journald', texts: [Buffer.from(m as number[]).toString('utf8')] };
+  }
+  // OpenTelemetry logs (OTLP JSON, e.g. OpenShift Logging's OTLP output): resourceLogs[].scopeLogs[].logRecords[].body
+  if (Array.isArray(o.resourceLogs)) return unwrapOtlp(o.resourceLogs);
+  // Datadog logs API (v2 list/search): {"data":[{"type":"log","attributes":{"attributes":{…},"message":"…"}}]}
+  if (Array.isArray(o.data) && o.data.some((d) => isObj(d) && isObj(d.attributes))) return { wrapper: 'datadog-api', values: o.data };
+  if (o.type === 'log' && isObj(o.attributes)) return unwrapDatadogItem(o);
+  // aws logs filter-log-events / get-log-events --output json: {"events":[{"timestamp":…,"message":"…"}],…}
+  if (Array.isArray(o.events) && ('searchedLogStreams' in o || 'nextForwardToken' in o || 'nextToken' in o || o.events.every((e) => isObj(e) && 'message' in e))) {
+    return { wrapper: 'cloudwatch', values: o.events.map((e) => (isObj(e) ? { ...e, __cloudwatch: true } : e)) };
+  }
+  if (o.__cloudwatch === true || (typeof o.message === 'string' && typeof o.timestamp === 'number' && ('ingestionTime' in o || 'logStreamName' in o || 'eventId' in o))) {
+    return cloudWatchMessage(str(o.message) ?? '');
+  }
+  // CloudWatch Logs Insights (JSON export): {"@timestamp":"…","@message":"<line>"}
+  if (typeof o['@message'] === 'string') return cloudWatchMessage(o['@message'], 'logs-insights');
+  // Vector, Filebeat / Elastic Agent, the Datadog agent: {"message":"<line>",…}
+  if (typeof o.message === 'string') return { wrapper: 'message', texts: [o.message] };
+  return null;
+}
+
+/** A CloudWatch message; "[Truncated...]" marks one CloudWatch cut at its 256 KB event limit. */
+function cloudWatchMessage(m: string, wrapper = 'cloudwatch'): Unwrapped {
+  if (m.endsWith('[Truncated...]')) return { wrapper, truncated: `${wrapper === 'cloudwatch' ? 'CloudWatch' : 'Logs Insights'} message truncated ([Truncated...])` };
+  return { wrapper, texts: [m] };
+}
+
+function unwrapDatadogItem(o: Record<string, unknown>): Unwrapped {
+  const a = o.attributes as Record<string, unknown>;
+  // The agent parsed a JSON log into attributes.attributes; the raw line stays in attributes.message.
+  if (isObj(a.attributes) && ('auditID' in a.attributes || 'stage' in a.attributes || 'msg' in a.attributes)) return { wrapper: 'datadog-api', values: [a.attributes] };
+  if (typeof a.message === 'string') return { wrapper: 'datadog-api', texts: [a.message] };
+  return { wrapper: 'datadog-api', values: [] };
+}
+
+/** OTLP AnyValue → a JS value (stringValue, kvlistValue, arrayValue, …). */
+function anyValue(v: unknown): unknown {
+  if (!isObj(v)) return v;
+  if ('stringValue' in v) return v.stringValue;
+  if ('boolValue' in v) return v.boolValue;
+  if ('intValue' in v) return Number(v.intValue);
+  if ('doubleValue' in v) return v.doubleValue;
+  if (isObj(v.arrayValue)) return Array.isArray(v.arrayValue.values) ? v.arrayValue.values.map(anyValue) : [];
+  if (isObj(v.kvlistValue)) {
+    const out: Record<string, unknown> = {};
+    for (const kv of Array.isArray(v.kvlistValue.values) ? v.kvlistValue.values : []) if (isObj(kv) && typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);
+    return out;
+  }
+  return null;
+}
+
+function unwrapOtlp(resourceLogs: unknown[]): Unwrapped {
+  const texts: string[] = [];
+  const values: unknown[] = [];
+  for (const rl of resourceLogs) {
+    const scopes = isObj(rl) && Array.isArray(rl.scopeLogs) ? rl.scopeLogs : [];
+    for (const sl of scopes) {
+      const records = isObj(sl) && Array.isArray(sl.logRecords) ? sl.logRecords : [];
+      for (const r of records) {
+        const body = isObj(r) ? anyValue(r.body) : null;
+        if (typeof body === 'string') texts.push(body);
+        else if (body !== null && body !== undefined) values.push(body);
+      }
+    }
+  }
+  return { wrapper: 'otlp', texts, values };
+}
