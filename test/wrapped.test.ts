@@ -2,7 +2,10 @@
 // and journald write them (fixtures/make-wrapped.mjs), must give the same report as the plain log, and each
 // physical line must be counted once, as what it is. Counts worked out in fixtures/README.md.
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { runCli } from './support.js';
 import type { ScanReport } from '../src/analyze/report.js';
 
@@ -152,5 +155,46 @@ describe('wrapped logs (fixtures/wrapped)', () => {
     const given = await scan('--etcd-prefix', '/kubernetes.io', `${W}/etcd-openshift.log`);
     expect(given.kubernetes.etcdPrefix).toEqual({ prefixes: ['/kubernetes.io'], source: 'given', reason: '--etcd-prefix' });
     expect(given.etcdRanges.find((e) => e.key.startsWith('/openshift.io'))).toMatchObject({ resource: '' });
+  });
+
+  it('counts a wrapper whose text was cut as truncated, with the reason', async () => {
+    const lines = readFileSync(`${W}/audit.log`, 'utf8').split('\n');
+    const cut = (l: string) => l.slice(0, 3000);
+    const text = [
+      JSON.stringify({ message: cut(lines[0]!), host: 'm1' }), // a shipper's size limit
+      JSON.stringify({ log: cut(lines[0]!), date: 1 }), // Fluent Bit's Buffer_Max_Size
+      JSON.stringify({ message: 'starting the shipper', host: 'm1' }), // its own message: not an event
+      lines[1],
+    ].join('\n') + '\n';
+    const r = await runCli(['-o', 'json', '-j', '1', '-'], text);
+    const i = (JSON.parse(r.stdout) as ScanReport).inputs[0]!;
+    expect([i.lines, i.auditEvents, i.skippedLines]).toEqual([4, 1, 3]);
+    expect(i.skipReasons).toEqual({
+      'truncated: the message record holds cut JSON (a size limit of the shipper?)': 1,
+      'truncated: the fluent-bit record holds cut JSON (a size limit of the shipper?)': 1,
+      'message record holds text of no known format': 1,
+    });
+    expect(i.wrappers).toEqual({ message: 2, 'fluent-bit': 1 });
+  });
+
+  it('a must-gather tree: its timestamp, listings and logs are metadata, not skipped, so --strict passes', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'must-gather-'));
+    const img = join(root, 'quay-io-openshift-release-dev-ocp-v4-0-art-dev-sha256-0a1b2c');
+    mkdirSync(join(img, 'audit_logs', 'kube-apiserver'), { recursive: true });
+    writeFileSync(join(img, 'timestamp'), '2026-11-30 12:00:00.123456789 +0000 UTC m=+0.012345678\n2026-11-30 12:03:10.98765432 +0000 UTC m=+190.87654321\n');
+    writeFileSync(join(root, 'must-gather.logs'), '[must-gather      ] OUT Using must-gather plug-in image: quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0a1b2c\n[must-gather-x2x4z] POD 2026-11-30T12:00:01.000Z gathering audit logs\n');
+    writeFileSync(join(root, 'event-filter.html'), '<!DOCTYPE html>\n<html><body>events</body></html>\n');
+    writeFileSync(join(img, 'audit_logs', 'kube-apiserver.audit_logs_listing'), 'master-1 audit-2026-11-30T11-00-00.000.log\nmaster-1 audit.log\n');
+    writeFileSync(join(img, 'audit_logs', 'kube-apiserver', 'master-1-audit.log.gz'), gzipSync(readFileSync(`${W}/audit.log`)));
+    const r = await runCli(['-o', 'json', '-j', '1', '--strict', root]);
+    expect(r.code, r.stderr).toBe(0);
+    const rep = JSON.parse(r.stdout) as ScanReport;
+    const by = (n: string) => rep.inputs.find((i) => i.name.endsWith(n))!;
+    for (const [n, lines] of [['timestamp', 2], ['must-gather.logs', 2], ['event-filter.html', 2], ['kube-apiserver.audit_logs_listing', 2]] as const) {
+      expect(by(n)).toMatchObject({ lines, otherLines: lines, skippedLines: 0, looksLike: null, otherKinds: { 'must-gather metadata': lines } });
+    }
+    expect(by('master-1-audit.log.gz')).toMatchObject({ gzip: true, lines: 14, auditEvents: 14 });
+    expect(rep.totals.requests).toBe(14);
+    expect(r.stderr).not.toMatch(/looks like|no audit events/);
   });
 });
