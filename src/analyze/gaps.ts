@@ -10,8 +10,11 @@ export const ADAPTIVE_GAP_FACTOR = 100;
 /** Most gaps kept per input: the longest, so the cap never hides a long pause behind many short ones. */
 export const MAX_GAPS = 1000;
 
-/** Bins of the spacing histogram: 0 for no advance, then four per doubling of milliseconds. */
-const HIST_BINS = 200;
+/** Bins of the spacing histogram: whole milliseconds below 1 s (event times are read to the millisecond, so
+ * a 100 ms rhythm reads as exactly 100 ms), then four per doubling from 1 s. */
+const MS_BINS = 1000; // [0, 1000) ms in 1 ms
+const LOG_BINS = 110; // [1 s, 2^27.5 s) in quarter doublings
+const HIST_BINS = MS_BINS + LOG_BINS;
 
 /** A histogram of the advances of an input's latest event time (0 when an event did not advance it). */
 export type SpacingHistogram = number[];
@@ -20,10 +23,20 @@ export function newSpacingHistogram(): SpacingHistogram {
   return new Array<number>(HIST_BINS).fill(0);
 }
 
+/** The bin of an advance of `inc` ms. */
+export function spacingBin(inc: number): number {
+  if (inc < MS_BINS) return Math.max(0, Math.floor(inc));
+  return Math.min(HIST_BINS - 1, MS_BINS + Math.floor(Math.log2(inc / 1000) * 4));
+}
+
+/** The spacing a bin stands for: its millisecond below 1 s, its geometric middle above. */
+export function binSpacingMs(i: number): number {
+  return i < MS_BINS ? i : 1000 * 2 ** ((i - MS_BINS + 0.5) / 4);
+}
+
 /** Counts one advance of `inc` ms. */
 export function addSpacing(h: SpacingHistogram, inc: number): void {
-  const bin = inc < 1 ? 0 : Math.min(HIST_BINS - 1, 1 + Math.floor(Math.log2(inc) * 4));
-  h[bin]!++;
+  h[spacingBin(inc)]!++;
 }
 
 export function mergeSpacing(a: SpacingHistogram, b: SpacingHistogram): void {
@@ -31,7 +44,7 @@ export function mergeSpacing(a: SpacingHistogram, b: SpacingHistogram): void {
   for (let i = 0; i < HIST_BINS; i++) a[i]! += b[i] ?? 0;
 }
 
-/** The median advance in ms (the middle of its bin), or null with no events. */
+/** The median advance in ms (see binSpacingMs), or null with no events. */
 export function medianSpacingMs(h: SpacingHistogram): number | null {
   let n = 0;
   for (const c of h) n += c;
@@ -40,7 +53,7 @@ export function medianSpacingMs(h: SpacingHistogram): number | null {
   let seen = 0;
   for (let i = 0; i < HIST_BINS; i++) {
     seen += h[i]!;
-    if (seen > rank) return i === 0 ? 0 : 2 ** ((i - 0.5) / 4);
+    if (seen > rank) return binSpacingMs(i);
   }
   return null;
 }

@@ -143,7 +143,7 @@ export function findRestarts(state: ScanState): RestartFinding[] {
     const why =
       flag !== null
         ? `--gap ${round1(flag / 1000)} s`
-        : `${round1(threshold / 1000)} s: ${ADAPTIVE_GAP_FACTOR}× this input's median spacing of ${median === null ? '?' : median < 10 ? round1(median) : Math.round(median)} ms, at least ${MIN_GAP_MS / 1000} s`;
+        : `${round1(threshold / 1000)} s: ${ADAPTIVE_GAP_FACTOR}× this input's median spacing of ${median === null ? '?' : Math.round(median)} ms, at least ${MIN_GAP_MS / 1000} s`;
     const signs = state.time.inputSigns.get(idx) ?? [];
     const used = new Set<number>();
     const push = (from: number, to: number, gap: boolean): void => {

@@ -1,7 +1,7 @@
 // The rules behind issue 11, as pure functions with hand-computed answers: the adaptive gap threshold, the
 // fixed plausibility rule, the "far from the rest" clusters, and the copy fingerprints.
 import { describe, expect, it } from 'vitest';
-import { addSpacing, candidateMinMs, gapThresholdMs, keepLongest, MAX_GAPS, medianSpacingMs, mergeSpacing, newSpacingHistogram, pushGap } from '../../src/analyze/gaps.js';
+import { addSpacing, binSpacingMs, candidateMinMs, gapThresholdMs, keepLongest, MAX_GAPS, medianSpacingMs, mergeSpacing, newSpacingHistogram, pushGap, spacingBin } from '../../src/analyze/gaps.js';
 import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar } from '../../src/analyze/plausible.js';
 import { findCopies, fingerprintAdd, fingerprintMerge, fingerprintTotal, newFingerprint } from '../../src/analyze/fingerprint.js';
 
@@ -16,39 +16,52 @@ describe('spacing histogram and the adaptive gap threshold', () => {
   it.each([
     [0, 0],
     [0.5, 0],
-    [1, 1], // 1 + floor(4·log2 1)
-    [2, 5], // 1 + floor(4·1)
-    [3, 7], // 1 + floor(4·1.585) = 1 + 6
-    [1000, 40], // 1 + floor(4·9.966) = 1 + 39
-    [1e300, 199], // clamped to the last bin
+    [2.5, 2],
+    [100, 100],
+    [100.9, 100],
+    [999.9, 999],
+    [1000, 1000], // then four per doubling from 1 s: 1,000 + floor(4·log2 1)
+    [2000, 1004], // 1,000 + 4
+    [3000, 1006], // 1,000 + floor(4·1.585) = 1,000 + 6
+    [1e300, 1109], // clamped to the last bin
   ])('an advance of %d ms lands in bin %d', (inc, bin) => {
     expect(binOf(inc)).toBe(bin);
   });
 
-  it('the median is the middle of the bin of the lower middle event, 0 when most events do not advance the clock', () => {
+  it('each bin stands for its millisecond below 1 s, for its geometric middle above', () => {
+    expect([0, 2, 100, 999].map(binSpacingMs)).toEqual([0, 2, 100, 999]);
+    expect(binSpacingMs(1000)).toBeCloseTo(1000 * 2 ** (0.5 / 4), 9);
+    expect(binSpacingMs(1004)).toBeCloseTo(1000 * 2 ** (4.5 / 4), 9);
+    for (const i of [0, 1, 500, 999, 1000, 1004, 1050]) expect(spacingBin(binSpacingMs(i))).toBe(i);
+  });
+
+  it('the median is the bin of the lower middle event: exact for millisecond rhythms, 0 when most events do not advance the clock', () => {
     expect(medianSpacingMs(newSpacingHistogram())).toBeNull();
     expect(medianSpacingMs(hist(0, 0, 5))).toBe(0);
-    // three 2 ms steps: bin 5, whose middle is 2^(4.5/4) = 2.1810 ms
-    expect(medianSpacingMs(hist(2, 2, 2))).toBeCloseTo(2 ** (4.5 / 4), 10);
+    expect(medianSpacingMs(hist(100, 100, 100))).toBe(100);
     // ranks 0..3: the lower middle (rank 1) is the 2 ms step
-    expect(medianSpacingMs(hist(0, 2, 1000, 1000))).toBeCloseTo(2 ** (4.5 / 4), 10);
+    expect(medianSpacingMs(hist(0, 2, 1000, 1000))).toBe(2);
+    expect(medianSpacingMs(hist(0, 2, 3, 1000))).toBe(2);
+    expect(medianSpacingMs(hist(2, 3, 3, 1000))).toBe(3);
   });
 
   it('merges histograms bin by bin', () => {
     const a = hist(2, 2);
-    mergeSpacing(a, hist(1000, 1000, 1000));
-    expect(a[5]).toBe(2);
-    expect(a[40]).toBe(3);
-    expect(medianSpacingMs(a)).toBeCloseTo(2 ** (39.5 / 4), 6);
+    mergeSpacing(a, hist(2000, 2000, 2000));
+    expect(a[2]).toBe(2);
+    expect(a[1004]).toBe(3);
+    expect(medianSpacingMs(a)).toBeCloseTo(1000 * 2 ** (4.5 / 4), 6);
   });
 
   it('the threshold: --gap when given; else 100× the median spacing, at least 5 s', () => {
     expect(gapThresholdMs(hist(50), 30_000)).toBe(30_000);
     expect(gapThresholdMs(undefined, null)).toBe(5000);
-    // 50 ms: bin 23, middle 2^(22.5/4) = 49.35 ms; 100× is 4.9 s, so 5 s
+    // 50 ms: 100× is 5 s exactly; 49 ms gives 4.9 s, so the 5 s floor; 51 ms gives 5.1 s
     expect(gapThresholdMs(hist(50, 50, 50), null)).toBe(5000);
-    // 2 s: bin 44, middle 2^(43.5/4) = 1,878.0 ms; 100× = 187.8 s
-    expect(gapThresholdMs(hist(2000, 2000), null)).toBeCloseTo(100 * 2 ** (43.5 / 4), 6);
+    expect(gapThresholdMs(hist(49, 49, 49), null)).toBe(5000);
+    expect(gapThresholdMs(hist(51, 51, 51), null)).toBe(5100);
+    // 2 s: bin 1,004, middle 1,000 × 2^(4.5/4) = 2,181.0 ms; 100× = 218.1 s
+    expect(gapThresholdMs(hist(2000, 2000), null)).toBeCloseTo(100_000 * 2 ** (4.5 / 4), 6);
     expect(candidateMinMs(null)).toBe(5000);
     expect(candidateMinMs(12_000)).toBe(12_000);
   });

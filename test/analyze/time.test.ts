@@ -1,7 +1,7 @@
 // Time (issue 5): fixtures/time/ holds storms, waves and gaps built with known times and counts
 // (fixtures/make-time-fixtures.mjs; the answers are derived in fixtures/README.md).
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { auditLine, runCli } from '../support.js';
@@ -24,13 +24,27 @@ describe('token refresh waves', () => {
     const [t] = byKind(r, 'token-refresh-storm');
     expect(t.waves.map((w: any) => w.requests)).toEqual([300, 300, 300]);
     expect(t.waves[0].start).toBe(at(0));
-    expect(Date.parse(t.waves[0].end)).toBeLessThanOrEqual(T0 + 20_000);
-    // 80% of 3,607 s = 2,885.6 s, minus 0–9 s of jitter: 2,876.6–2,885.6 s
-    expect(t.periodSeconds).toBeGreaterThan(2876);
-    expect(t.periodSeconds).toBeLessThan(2886);
+    expect(t.waves.map((w: any) => [w.start, w.end])).toEqual([[at(0), at(20)], [at(2876), at(2906)], [at(5753), at(5791)]]);
+    // The oracle, from the log itself: each TokenRequest in its 1 s bucket's middle, waves split by quiet
+    // minutes, centroids averaged. Waves 2881.443 s and 2881.280 s apart: period the median 2881.4 s, spread
+    // half their difference 0.1 s; next = the last centroid + 0.8 × 3,607 − 4.5 = 2,881.1 s.
+    const lines = readFileSync('fixtures/time/token-waves.log', 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const tokenMs = lines.filter((e) => e.objectRef?.subresource === 'token').map((e) => Math.floor(Date.parse(e.requestReceivedTimestamp) / 1000) * 1000 + 500).sort((a, b) => a - b);
+    const waves: number[][] = [];
+    for (const x of tokenMs) {
+      const w = waves[waves.length - 1];
+      if (w !== undefined && x - w[w.length - 1]! <= 60_000) w.push(x);
+      else waves.push([x]);
+    }
+    const cent = waves.map((w) => w.reduce((a, b) => a + b, 0) / w.length);
+    const gaps = [cent[1]! - cent[0]!, cent[2]! - cent[1]!];
+    expect(t.periodSeconds).toBe(Math.round((gaps[0]! + gaps[1]!) / 2 / 100) / 10);
+    expect(t.periodSeconds).toBe(2881.4);
+    expect(t.periodSpreadSeconds).toBe(Math.round(Math.abs(gaps[0]! - gaps[1]!) / 2 / 100) / 10);
     expect(t.ttlSeconds).toBe(3607);
     expect(t.expectedPeriodSeconds).toBe(2881.1);
-    expect(Date.parse(t.nextWaveAt) - Date.parse(t.waves[2].start)).toBeGreaterThan(2870_000);
+    expect(t.nextWaveAt).toBe(new Date(cent[2]! + 2_881_100).toISOString());
+    expect(t.nextWaveAt).toBe('2026-11-30T14:24:13.500Z');
     expect(t.serviceAccounts).toEqual([
       { serviceAccount: 'pay/api', requests: 300 },
       { serviceAccount: 'shop/default', requests: 300 },
@@ -38,9 +52,7 @@ describe('token refresh waves', () => {
     ]);
     expect(t.namespaces).toEqual(['pay', 'shop', 'web']);
     // 300 pods over 20 s, spread by a 10 s vs a 300 s jitter
-    expect(t.jitter.proposedSeconds).toBe(300);
-    expect(t.jitter.predictedPeakWithProposed).toBe(1);
-    expect(t.jitter.predictedPeakPerSecond).toBeGreaterThan(10);
+    expect(t.jitter).toEqual({ currentSeconds: 10, predictedPeakPerSecond: 16.1, proposedSeconds: 300, predictedPeakWithProposed: 1, peakReduction: 16.1 });
     expect(byKind(r, 'apiserver-restart')).toEqual([]);
   });
 
@@ -86,6 +98,41 @@ describe('token refresh waves', () => {
     expect(t.waves.map((w: any) => [w.start, w.requests])).toEqual([[at(0), 10], [at(2880), 10], [at(5762), 10]]);
     // last centroid 5,762.5 s + 2,881.1 s = 8,643.6 s after 12:00:00 = 14:24:03.600
     expect(t).toMatchObject({ periodSeconds: 2881, periodSpreadSeconds: 1, expectedPeriodSeconds: 2881.1, nextWaveAt: '2026-11-30T14:24:03.600Z', severity: 'medium' });
+  });
+
+  it('says it in one sentence: waves, period, the next wave and the jitter what-if', async () => {
+    const r = await runCli(['-o', 'json', '-'], tokenLines([0, 2880, 5762]));
+    const [t] = byKind(JSON.parse(r.stdout), 'token-refresh-storm');
+    expect(t.summary).toBe(
+      '3 TokenRequest waves (10 at 12:00:00, peak 10/s; 10 at 12:48:00, peak 10/s; 10 at 13:36:02, peak 10/s), every 2881 s (±1 s; the kubelet rule gives 2881.1 s for a 3607 s token). ' +
+        "Next wave expected about 2026-11-30T14:24:03.600Z. With the kubelet's 10 s jitter the first wave's pods refresh at up to 1/s; a jitter of min(10% TTL, 5 min) = 300 s would cut that to 0/s.",
+    );
+    expect(t.fix).toBe('Spread pod starts (rollout maxSurge, staggered DaemonSet updates); a kubelet with a TTL-proportional refresh jitter would flatten the waves (kubernetes/kubernetes#124646). Longer token TTLs lengthen the period but not the peak.');
+    const one = byKind(JSON.parse((await runCli(['-o', 'json', '-'], tokenLines([0]))).stdout), 'token-refresh-storm')[0];
+    expect(one.summary.startsWith('1 TokenRequest wave (10 at 12:00:00, peak 10/s), one wave only, so no period yet. Next wave expected about 2026-11-30T12:48:01.600Z.')).toBe(true);
+  });
+
+  it('names the first and last 6 of more than 12 waves', async () => {
+    const starts = Array.from({ length: 13 }, (_, i) => i * 2881);
+    const r = await runCli(['-o', 'json', '-'], tokenLines(starts));
+    const [t] = byKind(JSON.parse(r.stdout), 'token-refresh-storm');
+    expect(t.waves).toHaveLength(13);
+    const hhmmss = (s: number) => at(s).slice(11, 19);
+    const named = [0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12].map((i) => `10 at ${hhmmss(starts[i]!)}, peak 10/s`);
+    expect(t.summary.startsWith(`13 TokenRequest waves (${named.slice(0, 6).join('; ')}; ${named.slice(6).join('; ')}; … 1 more), every 2881 s (±0 s;`)).toBe(true);
+    // exactly 12 waves are all named
+    const twelve = byKind(JSON.parse((await runCli(['-o', 'json', '-'], tokenLines(starts.slice(0, 12)))).stdout), 'token-refresh-storm')[0];
+    expect(twelve.summary).not.toContain('more)');
+    expect(twelve.summary.split(', peak 10/s').length - 1).toBe(12);
+  });
+
+  it('severity: one wave is info; two or more peaking under 10/s low, at 10/s medium, at 50/s high', async () => {
+    const wave = (n: number, startS: number, w: number) =>
+      Array.from({ length: n }, (_, i) =>
+        auditLine({ auditID: `s${startS}-${w}-${i}`, verb: 'create', requestURI: '/api/v1/namespaces/shop/serviceaccounts/default/token', user: { username: `system:node:n${i}` }, objectRef: { resource: 'serviceaccounts', namespace: 'shop', name: 'default', subresource: 'token', apiVersion: 'v1' }, requestReceivedTimestamp: at(startS + i / n), stageTimestamp: at(startS + i / n) }),
+      );
+    const sev = async (n: number) => byKind(JSON.parse((await runCli(['-o', 'json', '-'], [...wave(n, 0, 0), ...wave(n, 2881, 1)].join('\n') + '\n')).stdout), 'token-refresh-storm')[0]?.severity;
+    expect([await sev(9), await sev(10), await sev(49), await sev(50)]).toEqual(['low', 'medium', 'medium', 'high']);
   });
 
   it('takes the TTL from the requests when the audit level shows it: 7,200 s gives 0.8 × 7,200 − 4.5 = 5,755.5 s', async () => {
