@@ -67,7 +67,7 @@ export function internalReason(e: Pick<EtcdRangeEntry, 'key' | 'rangeEnd' | 'cou
   if (e.countOnly) return 'count_only (object-count polling)';
   if (e.limit === 1) return 'limit:1 (current-revision fetch)';
   const pfx = range.prefix ?? etcdPrefix;
-  if (pfx !== null ? e.key === `${pfx}/health` || e.key === `${pfx}health` : /^\/[^/]+\/health$/.test(e.key)) return 'health check';
+  if (pfx !== null ? e.key === `${pfx}/health` : /^\/[^/]+\/health$/.test(e.key)) return 'health check';
   if (e.key === 'compact_rev_key') return 'compaction';
   if (range.resource === 'masterleases') return 'endpoint reconciler';
   // Before v0.27 the storage's Count read "<prefix>/<resource>" without the trailing slash (to "…t" for
