@@ -13,6 +13,7 @@ import { parseTimestampMs } from './parse/time.js';
 import { logsInsightsColumn } from './parse/csv.js';
 import { basename } from 'node:path';
 import { MUST_GATHER_METADATA } from './analyze/input-kind.js';
+import type { LineEngine } from './engine/engine.js';
 
 /** Options of the reading stage. */
 export interface ReadOptions {
@@ -445,12 +446,106 @@ async function* prepend(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenera
 
 /** Feeds lines of one segment into `state` (which has begun the segment). */
 export function newSegmentFeeder(state: ScanState, firstOfInput: boolean, maxLineBytes: number | undefined): { push(b: Buffer): void; end(): void } {
+  if (state.engine !== null && !state.csvMode) return new EngineFeeder(state, state.engine, firstOfInput, maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   const splitter = new LineSplitter(
     (buf, start, end, lineNo, terminated) => feedLine(state, buf, start, end, lineNo, terminated, firstOfInput && lineNo === 1),
     (lineNo, n, head) => state.skipRawLine(lineNo, `line too long (${n} bytes)`, head.toString('utf8')),
     maxLineBytes,
   );
   return { push: (b) => splitter.push(b), end: () => splitter.end() };
+}
+
+/** The lines of a segment through the compiled engine (src/engine/engine.ts): whole lines go to the engine in
+ * batches, the lines it declines to feedLine() as LineSplitter would give them, so the lines, their numbers,
+ * the long-line rule and the held partial last line are the same as on the JavaScript path. */
+class EngineFeeder {
+  private lineNo = 0;
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  private overflow = false;
+  private overflowBytes = 0;
+  private overflowHead: Buffer | null = null;
+
+  constructor(
+    private readonly state: ScanState,
+    private readonly engine: LineEngine,
+    private readonly firstOfInput: boolean,
+    private readonly maxLineBytes: number,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let pos = 0;
+    if (this.parts.length > 0 || this.overflow) {
+      const nl = chunk.indexOf(10);
+      if (nl < 0) {
+        this.hold(chunk);
+        return;
+      }
+      this.hold(chunk.subarray(0, nl));
+      this.releaseHeld(true);
+      pos = nl + 1;
+    }
+    const last = chunk.lastIndexOf(10);
+    if (last >= pos) {
+      const st = this.state;
+      const max = this.maxLineBytes;
+      // the first line of an input may start with a BOM: feedLine strips it
+      const declineFirst = this.firstOfInput && this.lineNo === 0 ? 1 : 0;
+      this.engine.readLines(chunk, pos, last + 1, max - 1, declineFirst, (l) => {
+        const lineNo = ++this.lineNo;
+        if (l.event !== null) {
+          st.addEngineLine(l.event, l.missingId);
+          return;
+        }
+        st.noteEngineDeclined();
+        if (l.nl - l.start > max) st.skipRawLine(lineNo, `line too long (${l.nl - l.start} bytes)`, chunk.subarray(l.start, l.start + 200).toString('utf8'));
+        else feedLine(st, chunk, l.start, l.end, lineNo, true, this.firstOfInput && lineNo === 1);
+      });
+      pos = last + 1;
+    }
+    if (pos < chunk.length) this.hold(chunk.subarray(pos));
+  }
+
+  end(): void {
+    if (this.parts.length > 0 || this.overflow) this.releaseHeld(false);
+  }
+
+  // The held partial line: as LineSplitter holds it (a copy, the cap, the first 200 bytes of an over-long one).
+  private hold(b: Buffer): void {
+    if (b.length === 0) return;
+    if (this.overflow) {
+      this.overflowBytes += b.length;
+      return;
+    }
+    if (this.partBytes + b.length > this.maxLineBytes) {
+      this.overflow = true;
+      this.overflowHead = leadingBytes([...this.parts, b], 200);
+      this.overflowBytes = this.partBytes + b.length;
+      this.parts = [];
+      this.partBytes = 0;
+      return;
+    }
+    this.parts.push(Buffer.from(b));
+    this.partBytes += b.length;
+  }
+
+  private releaseHeld(terminated: boolean): void {
+    const lineNo = ++this.lineNo;
+    this.state.noteEngineDeclined();
+    if (this.overflow) {
+      this.state.skipRawLine(lineNo, `line too long (${this.overflowBytes} bytes)`, (this.overflowHead ?? Buffer.alloc(0)).toString('utf8'));
+      this.overflow = false;
+      this.overflowBytes = 0;
+      this.overflowHead = null;
+      return;
+    }
+    const line = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+    this.parts = [];
+    this.partBytes = 0;
+    let end = line.length;
+    if (terminated && end > 0 && line[end - 1] === 13) end--;
+    feedLine(this.state, line, 0, end, lineNo, terminated, this.firstOfInput && lineNo === 1);
+  }
 }
 
 async function readOne(src: Source, state: ScanState, o: ReadOptions, onGzip: () => void, onMode: (m: 'lines' | 'documents') => void): Promise<void> {

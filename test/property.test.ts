@@ -9,65 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { run } from '../src/cli/main.js';
 import type { ScanReport } from '../src/analyze/report.js';
-import { mulberry32 } from '../fixtures/prng.mjs';
-
-const rng = mulberry32;
-
-interface Case {
-  bytes: Buffer;
-  cut: number; // a line boundary for the two-file split
-  requests: number;
-  lists: number;
-}
-
-function makeCase(seed: number): Case {
-  const r = rng(seed);
-  const pick = <T,>(a: T[]): T => a[Math.floor(r() * a.length)]!;
-  const lines: string[] = [];
-  let requests = 0;
-  let lists = 0;
-  const n = 40 + Math.floor(r() * 80);
-  for (let i = 0; i < n; i++) {
-    const verb = pick(['list', 'get', 'watch', 'update', 'create']);
-    const node = `n${Math.floor(r() * 5)}`;
-    const uri =
-      verb === 'list'
-        ? pick([`/api/v1/pods?fieldSelector=spec.nodeName%3D${node}`, '/api/v1/pods?limit=500&resourceVersion=0', '/api/v1/namespaces/a/configmaps?limit=500', '/api/v1/pods?continue=abc&limit=500'])
-        : verb === 'get'
-          ? `/api/v1/namespaces/a/pods/p${i}`
-          : verb === 'watch'
-            ? `/api/v1/pods?resourceVersion=${i}&watch=true`
-            : `/api/v1/namespaces/a/configmaps/c${i}`;
-    const t = Date.UTC(2026, 0, 1, 0, 0, 0) + i * 137;
-    const base = {
-      kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: pick(['Metadata', 'Request']), auditID: `s${seed}-${i}`,
-      requestURI: uri, verb, user: { username: pick(['system:serviceaccount:x:y', `system:node:${node}`, 'alice']) },
-      sourceIPs: ['10.0.0.1'], userAgent: pick(['a/1', 'b/2 (linux)', 'ünïcode/3']),
-      objectRef: { resource: uri.includes('configmaps') ? 'configmaps' : 'pods', namespace: uri.includes('/namespaces/a/') ? 'a' : undefined, apiVersion: 'v1' },
-      requestReceivedTimestamp: new Date(t).toISOString(),
-    };
-    const two = r() < 0.3;
-    if (two) lines.push(JSON.stringify({ ...base, stage: 'RequestReceived', stageTimestamp: new Date(t).toISOString() }));
-    lines.push(JSON.stringify({ ...base, stage: 'ResponseComplete', responseStatus: { metadata: {}, code: 200 }, stageTimestamp: new Date(t + 5).toISOString() }));
-    requests++;
-    if (verb === 'list') lists++;
-    // corruption between events
-    const c = r();
-    if (c < 0.08) lines.push('garbage ' + Math.floor(r() * 1e9));
-    else if (c < 0.14) lines.push('{"kind":"Event","auditID":"cut-' + i);
-    else if (c < 0.18) lines.push('');
-    else if (c < 0.22) lines.push('I0101 00:00:00.000000       1 x.go:1] klog line ' + i);
-    else if (c < 0.25) lines.push('{"kind": 0}');
-    else if (c < 0.28) lines.push('\u0000\u0000\u0000' + lines.pop());
-  }
-  const eol = r() < 0.5 ? '\n' : '\r\n';
-  let text = (r() < 0.3 ? '\ufeff' : '') + lines.join(eol) + eol;
-  if (r() < 0.3) text += '{"kind":"Event","truncated":'; // a rotated log cut mid-line
-  const bytes = Buffer.from(text);
-  // a line boundary near the middle for the two-file split
-  const cut = bytes.indexOf(10, Math.floor(bytes.length / 2)) + 1;
-  return { bytes, cut, requests, lists };
-}
+import { makeCase } from './generated-logs.js';
 
 async function scan(args: string[], stdin: Readable | null = null, env: Record<string, string> = {}): Promise<ScanReport> {
   let out = '';

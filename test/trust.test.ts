@@ -152,7 +152,8 @@ describe('time spans and impossible times cost nothing and hide nothing', () => 
       expect(m.rep.listGroups).toEqual(none!.rep.listGroups);
       expect(m.rep.findings).toEqual(none!.rep.findings);
       expect(m.rep.inputs[0]!.firstSeen).toBe(none!.rep.inputs[0]!.firstSeen);
-      expect(Math.abs(m.rss - none!.rss) / none!.rss).toBeLessThan(0.1);
+      // before the fix a year apart cost 50× the memory; within 25% is the same cost (RSS varies with the machine's load)
+      expect(Math.abs(m.rss - none!.rss) / none!.rss).toBeLessThan(0.25);
     }
     expect(runs.map((x) => x.rep.inputs[0]!.implausibleKinds)).toEqual([{}, { far: 3 }, { far: 3 }, { zero: 3 }]);
     expect(kinds(none!.rep)).toEqual(['list-from-etcd', 'list-storm']);
@@ -166,7 +167,7 @@ describe('time spans and impossible times cost nothing and hide nothing', () => 
     expect(json(long).listGroups.map((g) => g.requests)).toEqual(json(short).listGroups.map((g) => g.requests));
     // Evenly spread over years is a quiet log, not strays: nothing is left out.
     expect(json(long).inputs[0]!.implausibleTimes).toBe(0);
-    expect(Math.abs(long.maxRssKb - short.maxRssKb) / short.maxRssKb).toBeLessThan(0.1);
+    expect(Math.abs(long.maxRssKb - short.maxRssKb) / short.maxRssKb).toBeLessThan(0.25);
   });
 
   it('gives the same answer with any thread count and cut when times are far apart', async () => {

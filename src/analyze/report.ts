@@ -30,7 +30,7 @@ export interface ReportOptions {
 }
 
 /** An input's counts in the JSON contract: InputStats with maps as objects and times as RFC 3339. */
-export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs' | 'implausibleKinds' | 'sketch' | 'fingerprint' | 'sample' | 'wrappers'> & {
+export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs' | 'implausibleKinds' | 'sketch' | 'fingerprint' | 'sample' | 'wrappers' | 'engineRead' | 'engineDeclined'> & {
   skipReasons: Record<string, number>;
   /** wrapper → lines (or document items) read through it: "cri", "docker", "gke", … ({} for plain lines) */
   wrappers: Record<string, number>;
@@ -239,7 +239,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   gets.sort(compareGroups);
 
   // Spread keeps InputStats' key order, so the JSON fields stay in the documented order.
-  const inputs: InputReport[] = state.inputs.map(({ firstMs, lastMs, sketch: _sketch, fingerprint: _fp, sample: _sample, ...i }, idx) => ({
+  const inputs: InputReport[] = state.inputs.map(({ firstMs, lastMs, sketch: _sketch, fingerprint: _fp, sample: _sample, engineRead: _er, engineDeclined: _ed, ...i }, idx) => ({
     ...i,
     skipReasons: toObj(i.skipReasons),
     otherKinds: toObj(i.otherKinds),

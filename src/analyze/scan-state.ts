@@ -18,6 +18,7 @@ import { describeJsonShape } from './input-kind.js';
 import { unwrapRecord } from '../parse/wrappers.js';
 import { fromAksLogAnalyticsRow, fromGkeEntry, isAksLogAnalyticsRow, isGkeEntry } from '../parse/cloud-events.js';
 import { parseCsvRecord } from '../parse/csv.js';
+import type { LineEngine } from '../engine/engine.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, type SpacingHistogram } from './gaps.js';
 
 /** Counts for one input (file or stdin). The JSON contract's inputs[] is built from this. */
@@ -56,6 +57,9 @@ export interface InputStats {
   sample: string | null;
   /** wrapper → lines (or document items) read through it: cri, docker, fluent-bit, loki, gke, … */
   wrappers: Map<string, number>;
+  /** lines the compiled engine read, and lines it declined (read in JavaScript): for --verbose */
+  engineRead: number;
+  engineDeclined: number;
 }
 
 /** What a counted request looked like, for the DuckDB store. Reads carry their parsed query. */
@@ -241,6 +245,8 @@ function addInputStats(a: InputStats, b: InputStats): void {
   fingerprintMerge(a.fingerprint, b.fingerprint);
   a.sample ??= b.sample;
   for (const [k, n] of b.wrappers) a.wrappers.set(k, (a.wrappers.get(k) ?? 0) + n);
+  a.engineRead += b.engineRead;
+  a.engineDeclined += b.engineDeclined;
   for (const [k, n] of b.implausibleKinds) a.implausibleKinds.set(k, (a.implausibleKinds.get(k) ?? 0) + n);
   sketchMerge(a.sketch, b.sketch);
 }
@@ -273,6 +279,8 @@ function newInputStats(name: string): InputStats {
     overlaps: [],
     sample: null,
     wrappers: new Map(),
+    engineRead: 0,
+    engineDeclined: 0,
   };
 }
 
@@ -529,6 +537,11 @@ export class ScanState {
    * line is the header. */
   setCsv(column: number): void {
     this.cur().csvColumn = column;
+  }
+
+  /** true when the current segment is a Logs Insights CSV export (read line by line in JavaScript). */
+  get csvMode(): boolean {
+    return this.segment !== null && this.segment.csvColumn !== null;
   }
 
   /** Ends the input begun with beginInput(). */
@@ -1056,6 +1069,35 @@ export class ScanState {
   }
   private lastImplausible = '';
 
+  /** The description of a selector pair the engine named `key` (selectors repeat: worked out once each). */
+  private selectorsOf(key: number, q: ListQuery): SelectorInfo {
+    let s = this.selectorMemo.get(key);
+    if (s === undefined) {
+      s = describeSelectors(q.fieldSelector, q.labelSelector);
+      if (this.selectorMemo.size >= MAX_SELECTOR_MEMO) this.selectorMemo.clear();
+      this.selectorMemo.set(key, s);
+    }
+    return s;
+  }
+  private readonly selectorMemo = new Map<number, SelectorInfo>();
+
+  /** The compiled line engine this state's lines are read with, or null (src/engine/engine.ts). */
+  engine: LineEngine | null = null;
+
+  /** Accounts one physical line the engine read as an audit event: the same counts as addLine() gives it. */
+  addEngineLine(e: AuditEvent, missingId: boolean): void {
+    const inp = this.cur().input;
+    inp.lines++;
+    inp.engineRead++;
+    if (missingId) e.auditID = this.syntheticId();
+    this.addAuditEvent(e);
+  }
+
+  /** Notes a line of an engine-read segment that the engine left to the JavaScript path. */
+  noteEngineDeclined(): void {
+    this.cur().input.engineDeclined++;
+  }
+
   /** Adds one normalised event: dedups stages by auditID, then counts the request once. */
   addAuditEvent(e: AuditEvent): void {
     const g = this.cur();
@@ -1188,7 +1230,7 @@ export class ScanState {
         if (node !== null) this.clusterNodes.add(node);
         return; // a subresource (logs, exec, status): not a cacheable read
       }
-      this.countRead(e, e.resource, e.apiGroup, e.namespace, parseRequestQuery(e.requestURI), node, inputIndex);
+      this.countRead(e, e.resource, e.apiGroup, e.namespace, e.query ?? parseRequestQuery(e.requestURI), node, inputIndex);
       return;
     }
     // The URI fills in for converters that drop objectRef.
@@ -1204,7 +1246,7 @@ export class ScanState {
 
   /** A read (list, get, watch) of a resource: the groups, the time series and the full-list sizes. */
   private countRead(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery, node: string | null, inputIndex: number): void {
-    const sel = describeSelectors(q.fieldSelector, q.labelSelector);
+    const sel = e.selectorKey === undefined ? describeSelectors(q.fieldSelector, q.labelSelector) : this.selectorsOf(e.selectorKey, q);
     if (node === null && sel.node !== null) node = sel.node;
     if (node !== null) this.clusterNodes.add(node);
     if (resource === 'nodes' && e.name.length > 0 && apiGroup === '') this.clusterNodes.add(e.name);
@@ -1220,6 +1262,9 @@ export class ScanState {
     this.sink?.request({ e, input: inputIndex, resource, apiGroup, namespace, query: q, selector: sel, node });
   }
 }
+
+/** Most (fieldSelector, labelSelector) descriptions remembered per scan. */
+const MAX_SELECTOR_MEMO = 100_000;
 
 /** Most restart signs kept per segment and per input. */
 const MAX_SIGNS = 1000;

@@ -24,6 +24,8 @@ export interface ScanConfig {
   width: number;
   showApf: boolean;
   verbose: boolean;
+  /** --engine, or AUDIT_SCAN_ENGINE: the compiled line engine, or JavaScript only */
+  engine: 'wasm' | 'js';
   strict: boolean;
   threads: number;
   minSplitBytes: number | undefined;
@@ -136,6 +138,7 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     width,
     showApf: raw.apf !== false,
     verbose: raw.verbose === true,
+    engine: engineChoice(raw.engine, e.env.AUDIT_SCAN_ENGINE),
     strict: raw.strict === true,
     threads,
     minSplitBytes,
@@ -144,4 +147,10 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     time,
     redact: raw.redact === true || raw.redactKey !== undefined ? { key: raw.redactKey === undefined ? null : String(raw.redactKey) } : null,
   });
+}
+
+function engineChoice(flag: unknown, env: string | undefined): 'wasm' | 'js' {
+  const v = flag ?? (env === undefined || env === '' ? 'wasm' : env);
+  if (v !== 'wasm' && v !== 'js') throw new UsageError(`AUDIT_SCAN_ENGINE: expected wasm or js (got ${JSON.stringify(v)})`);
+  return v;
 }

@@ -35,6 +35,7 @@ export const SCAN_OPTIONS: OptionSpec[] = [
   { flags: '--max-groups <n>', description: 'most client groups kept; past it the smallest are folded into one "other" count (bounded memory)', default: '50000' },
   { flags: '--redact', description: 'replace usernames and namespaces with stable pseudonyms (HMAC), to share a report outside the company' },
   { flags: '--redact-key <key>', description: 'key for --redact, so two reports use the same pseudonyms (default: random per run)' },
+  { flags: '--engine <engine>', description: 'line reader: the compiled engine, or JavaScript only (also AUDIT_SCAN_ENGINE); results are the same', choices: ['wasm', 'js'] },
   { flags: '--verbose', description: 'print every skipped line as file:line: reason (reads on one thread, to keep line numbers)', default: false },
   { flags: '--strict', description: 'exit 1 when any line was skipped', default: false },
 ];

@@ -11,6 +11,7 @@
 import { parseTimestampMs } from '../parse/time.js';
 import { QUERY_UNKNOWN } from '../parse/cloud-events.js';
 import { fail, ok, type ParseResult } from '../parse/result.js';
+import type { ListQuery } from './request-uri.js';
 
 export type Stage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
 
@@ -44,6 +45,11 @@ export interface AuditEvent {
   /** false when the event was rebuilt without its query string (GKE Cloud Logging): where it was served, and
    * what it read, cannot be known */
   queryKnown: boolean;
+  /** the list query, when the reader parsed it already (the engine); else it is parsed from requestURI */
+  query?: ListQuery;
+  /** a number naming the (fieldSelector, labelSelector) pair, when the reader has one: their description is
+   * then worked out once per pair */
+  selectorKey?: number;
 }
 
 /** true for the stages after which an event for this auditID is final. */

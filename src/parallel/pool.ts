@@ -35,7 +35,7 @@ export class ScanPool {
       w.on('error', (err) => this.fail(err));
       this.workers.push(w);
       this.busy.push(0);
-      this.send(i, { t: 'init', etcdPrefix, maxLineBytes, maxGroups, time });
+      this.send(i, { t: 'init', engine: state.engine !== null, etcdPrefix, maxLineBytes, maxGroups, time });
     }
   }
 

@@ -3,7 +3,7 @@
 import type { SegmentResult, StateSnapshot, TimeOptions } from '../analyze/scan-state.js';
 
 export type ToWorker =
-  | { t: 'init'; etcdPrefix: string | null; maxLineBytes: number | undefined; maxGroups: number | undefined; time: TimeOptions }
+  | { t: 'init'; engine: boolean; etcdPrefix: string | null; maxLineBytes: number | undefined; maxGroups: number | undefined; time: TimeOptions }
   | { t: 'range'; seq: number; inputIndex: number; name: string; path: string; start: number; end: number; firstOfInput: boolean; beforeMs: number | null }
   | { t: 'chunk'; seq: number; inputIndex: number; name: string; buf: Uint8Array; firstOfInput: boolean; beforeMs: number | null }
   | { t: 'finish' }

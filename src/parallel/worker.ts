@@ -6,6 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { createReadStream } from 'node:fs';
 import { ScanState } from '../analyze/scan-state.js';
 import { newSegmentFeeder } from '../scan.js';
+import { loadEngine } from '../engine/engine.js';
 import type { ToWorker, FromWorker } from './protocol.js';
 
 const port = parentPort!;
@@ -30,6 +31,7 @@ async function handle(m: ToWorker): Promise<void> {
   switch (m.t) {
     case 'init':
       state = new ScanState(m.etcdPrefix, null, m.maxGroups, m.time);
+      if (m.engine) state.engine = loadEngine().engine;
       maxLineBytes = m.maxLineBytes;
       return;
     case 'range': {

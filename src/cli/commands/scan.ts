@@ -18,6 +18,7 @@ import { type TimeOptions } from '../../analyze/scan-state.js';
 import { findCopies, fingerprintTotal } from '../../analyze/fingerprint.js';
 import { formatCount, nothingRead } from '../../analyze/report.js';
 import { safeText } from '../../render/text-safety.js';
+import { attachEngine } from '../../engine/engine.js';
 import type { InputFailure } from '../../scan.js';
 
 /** The result of a scan: what to print and how it went. */
@@ -45,6 +46,7 @@ export async function runScan(
   // Fingerprints find copies of one log given twice; with one input there is nothing to compare.
   const time: TimeOptions = { ...cfg.time, fingerprint: sources.length > 1 };
   let state = new ScanState(cfg.etcdPrefix, onSkip, cfg.maxGroups, time);
+  const engineNote = attachEngine(state, cfg.engine);
   const total = sources.reduce((n, src) => n + (src.sizeBytes ?? 0), 0);
   const progress = Progress.wanted(total, stderrIsTTY) ? new Progress(total, writeErr) : null;
   const read = (st: ScanState): Promise<InputFailure[]> =>
@@ -68,7 +70,9 @@ export async function runScan(
       const rereadable = sources.every((src) => src.path !== null);
       const first = state.inputs;
       if (rereadable) {
+        const engine = state.engine;
         state = new ScanState(cfg.etcdPrefix, null, cfg.maxGroups, { ...cfg.time, fingerprint: false, skipCopies: [...copies].map(([j, c]) => [j, c.skip]) });
+        state.engine = engine;
         failures = await read(state);
       }
       for (const [j, c] of copies) {
@@ -103,6 +107,12 @@ export async function runScan(
     redactor: cfg.redact === null ? null : new Redactor(cfg.redact.key),
   });
   const diagnostics = problems.map((p) => `audit-scan: ${safeText(p.name)}: ${p.message}`).concat(summarizeDiagnostics(report), copyNotes);
+  if (engineNote !== null) diagnostics.unshift(engineNote);
+  if (cfg.verbose) {
+    for (const i of state.inputs) {
+      if (i.engineRead + i.engineDeclined > 0) diagnostics.push(`audit-scan: ${safeText(i.name)}: the engine read ${formatCount(i.engineRead)} line${i.engineRead === 1 ? '' : 's'} and left ${formatCount(i.engineDeclined)} to the JavaScript path`);
+    }
+  }
   const stdout = renderReport(report, cfg);
   const hardProblems = problems.filter((p) => !p.message.startsWith('same file'));
   return { stdout, diagnostics, report, inputFailed: failures.length > 0 || hardProblems.length > 0, interrupted: signal?.aborted === true, nothingRead: report.inputs.length > 0 && nothingRead(report) };

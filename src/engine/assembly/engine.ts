@@ -1,0 +1,1294 @@
+// audit-scan's line engine, in AssemblyScript (compiled to dist/engine/*.wasm by `npm run build`).
+//
+// It reads newline-terminated lines from the input region and, for each audit Event line on its fast path,
+// writes a record of the fields the scan counts: strings interned to ids (new ones listed for the host to
+// decode once), one-off strings (auditID, object name, requestURI, resourceVersion) unescaped into a scratch
+// arena, times in epoch ms, and the list query already parsed. It decides nothing about what a line means:
+// any line it is not sure of (other kinds, wrappers, bodies, odd JSON, escapes it does not take, invalid
+// UTF-8) is declined and the host reads it with the JavaScript path. It never counts: the host does, once.
+//
+// Memory is laid out by the host through init(); everything is raw loads and stores (runtime stub, no GC).
+
+// ---- regions (set by init) ----------------------------------------------------------------------------
+let IN: usize = 0; // input bytes, IN_CAP + 16 of padding for SIMD loads
+let IN_CAP: u32 = 0;
+let OUT: usize = 0; // line records, REC_BYTES each
+let OUT_CAP: u32 = 0; // records
+let SCRATCH: usize = 0; // unescaped one-off strings, per call
+let SCRATCH_CAP: u32 = 0;
+let NEWS: usize = 0; // new interned strings of this call: (id, ptr, len) u32 triples
+let NEWS_CAP: u32 = 0;
+let TABLE: usize = 0; // intern hash table: slots of (hash u32, id i32, ptr u32, len u32)
+let TABLE_MASK: u32 = 0;
+let ARENA: usize = 0; // interned bytes
+let ARENA_END: usize = 0;
+let ARENA_CAP_END: usize = 0;
+let STRINGS: u32 = 0; // interned so far
+let MAX_STRINGS: u32 = 1 << 20;
+let MAX_INTERN_LEN: u32 = 4096;
+
+let scratchPos: u32 = 0;
+let newsCount: u32 = 0;
+let heapTop: usize = 0;
+
+export const REC_BYTES: u32 = 144;
+
+// Record fields (i32 slots; times are f64 at byte offsets 128 and 136).
+const R_STATUS = 0; // 0 declined, 1 audit event
+const R_START = 1; // line start (byte offset in the input region)
+const R_END = 2; // line end, without \r
+const R_STAGE = 3; // 0 RequestReceived 1 ResponseStarted 2 ResponseComplete 3 Panic
+const R_VERB = 4;
+const R_LEVEL = 5; // -1: absent
+const R_USER = 6; // -1: absent
+const R_UA = 7; // -1: absent
+const R_NODE = 8; // user.extra node-name, -1: none
+const R_RESOURCE = 9; // -1: absent (objectRef, or its field, missing)
+const R_GROUP = 10;
+const R_NS = 11;
+const R_SUB = 12;
+const R_NAME_P = 13; // scratch offset, -1: absent
+const R_NAME_L = 14;
+const R_ID_P = 15; // -1: no auditID (the host names it)
+const R_ID_L = 16;
+const R_URI_P = 17;
+const R_URI_L = 18;
+const R_CODE = 19; // -1: none
+const R_RV_CLASS = 20; // 0 absent, 1 "0", 2 another value, 3 present and empty
+const R_RV_P = 21;
+const R_RV_L = 22;
+const R_RVM = 23; // -1: absent
+const R_LIMIT = 24; // 0: absent or not positive
+const R_FLAGS = 25; // 1 continue, 2 watch, 4 sendInitialEvents
+const R_FSEL = 26; // -1: absent
+const R_LSEL = 27; // -1: absent
+const R_NL = 28; // the line's \n (its raw end)
+const O_RECEIVED = 128; // f64, NaN: absent
+const O_STAGE_T = 136; // f64
+
+// ---- setup ---------------------------------------------------------------------------------------------
+
+function grow(bytes: usize): usize {
+  const at = (heapTop + 15) & ~(<usize>15);
+  const end = at + bytes;
+  const have = (<usize>memory.size()) << 16;
+  if (end > have) {
+    const pages = <i32>((end - have + 0xffff) >> 16);
+    if (memory.grow(pages) < 0) unreachable();
+  }
+  heapTop = end;
+  return at;
+}
+
+/** Lays out memory: `inCap` input bytes per call. Returns the input region's address. */
+export function init(inCap: u32, maxStrings: u32, maxInternLen: u32): usize {
+  heapTop = __heap_base;
+  IN_CAP = inCap;
+  IN = grow(<usize>inCap + 64);
+  OUT_CAP = inCap / 32 + 64;
+  OUT = grow(<usize>OUT_CAP * REC_BYTES);
+  SCRATCH_CAP = inCap + 64;
+  SCRATCH = grow(SCRATCH_CAP);
+  MAX_STRINGS = maxStrings;
+  MAX_INTERN_LEN = maxInternLen;
+  NEWS_CAP = 65536;
+  NEWS = grow(<usize>NEWS_CAP * 12);
+  TABLE_MASK = (1 << 16) - 1;
+  TABLE = grow(<usize>(TABLE_MASK + 1) * 16);
+  memory.fill(TABLE, 0xff, <usize>(TABLE_MASK + 1) * 16);
+  ARENA = grow(1 << 20);
+  ARENA_END = ARENA;
+  ARENA_CAP_END = ARENA + (1 << 20);
+  STRINGS = 0;
+  return IN;
+}
+
+export function outPtr(): usize {
+  return OUT;
+}
+export function scratchPtr(): usize {
+  return SCRATCH;
+}
+export function newsPtr(): usize {
+  return NEWS;
+}
+export function newsLen(): u32 {
+  return newsCount;
+}
+export function internedCount(): u32 {
+  return STRINGS;
+}
+
+// ---- interning -----------------------------------------------------------------------------------------
+
+@inline function hashBytes(p: usize, n: u32): u32 {
+  let h: u64 = 0x9e3779b97f4a7c15 ^ (<u64>n);
+  let i: u32 = 0;
+  while (i + 8 <= n) {
+    h = (h ^ load<u64>(p + i)) * 0xff51afd7ed558ccd;
+    h ^= h >> 29;
+    i += 8;
+  }
+  let t: u64 = 0;
+  let s: u64 = 0;
+  while (i < n) {
+    t |= (<u64>load<u8>(p + i)) << s;
+    s += 8;
+    i++;
+  }
+  h = (h ^ t) * 0xc4ceb9fe1a85ec53;
+  h ^= h >> 32;
+  return <u32>h;
+}
+
+function bytesEqual(a: usize, b: usize, n: u32): bool {
+  return memory.compare(a, b, n) == 0;
+}
+
+/** Re-hashes into a table twice the size. */
+function growTable(): void {
+  const oldT = TABLE;
+  const oldN = TABLE_MASK + 1;
+  const n = oldN * 2;
+  TABLE = grow(<usize>n * 16);
+  memory.fill(TABLE, 0xff, <usize>n * 16);
+  TABLE_MASK = n - 1;
+  for (let i: u32 = 0; i < oldN; i++) {
+    const s = oldT + (<usize>i) * 16;
+    const id = load<i32>(s, 4);
+    if (id < 0) continue;
+    const h = load<u32>(s);
+    let j = h & TABLE_MASK;
+    for (;;) {
+      const d = TABLE + (<usize>j) * 16;
+      if (load<i32>(d, 4) < 0) {
+        store<u32>(d, h);
+        store<i32>(d, id, 4);
+        store<u32>(d, load<u32>(s, 8), 8);
+        store<u32>(d, load<u32>(s, 12), 12);
+        break;
+      }
+      j = (j + 1) & TABLE_MASK;
+    }
+  }
+}
+
+/** The id of the bytes [p, p+n), interning them when new; -2 when the table is full (the line is declined). */
+function intern(p: usize, n: u32): i32 {
+  if (n > MAX_INTERN_LEN) return -2;
+  const h = hashBytes(p, n);
+  let j = h & TABLE_MASK;
+  for (;;) {
+    const s = TABLE + (<usize>j) * 16;
+    const id = load<i32>(s, 4);
+    if (id < 0) break;
+    if (load<u32>(s) == h && load<u32>(s, 12) == n && bytesEqual(<usize>load<u32>(s, 8), p, n)) return id;
+    j = (j + 1) & TABLE_MASK;
+  }
+  if (STRINGS >= MAX_STRINGS || newsCount >= NEWS_CAP) return -2;
+  if (ARENA_END + n > ARENA_CAP_END) {
+    // A new arena block; the old one stays (its strings are still in the table).
+    const size: usize = max<usize>(1 << 20, <usize>n);
+    ARENA = grow(size);
+    ARENA_END = ARENA;
+    ARENA_CAP_END = ARENA + size;
+  }
+  memory.copy(ARENA_END, p, n);
+  const id = <i32>STRINGS;
+  STRINGS++;
+  const s = TABLE + (<usize>j) * 16;
+  store<u32>(s, h);
+  store<i32>(s, id, 4);
+  store<u32>(s, <u32>ARENA_END, 8);
+  store<u32>(s, n, 12);
+  const e = NEWS + (<usize>newsCount) * 12;
+  store<u32>(e, <u32>id);
+  store<u32>(e, <u32>ARENA_END, 4);
+  store<u32>(e, n, 8);
+  newsCount++;
+  ARENA_END += n;
+  if (STRINGS * 2 > TABLE_MASK) growTable();
+  return id;
+}
+
+// ---- the JSON reader -----------------------------------------------------------------------------------
+
+let pos: usize = 0;
+let lineEnd: usize = 0;
+let bad: bool = false; // set when the line leaves the fast path
+// The last string read: its raw content [strStart, strEnd) and, when it had escapes, its unescaped copy.
+let strStart: usize = 0;
+let strEnd: usize = 0;
+let strEsc: bool = false;
+let valPtr: usize = 0; // the string's bytes (raw or unescaped)
+let valLen: u32 = 0;
+
+@inline function peek(): u32 {
+  return pos < lineEnd ? <u32>load<u8>(pos) : 0;
+}
+
+@inline function skipWs(): void {
+  while (pos < lineEnd) {
+    const c = load<u8>(pos);
+    if (c != 0x20 && c != 0x09 && c != 0x0d) return;
+    pos++;
+  }
+}
+
+/** Validates one UTF-8 sequence starting at pos (a byte ≥ 0x80); advances past it. */
+function utf8Seq(): bool {
+  const c = <u32>load<u8>(pos);
+  let need: u32 = 0;
+  let min: u32 = 0;
+  let cp: u32 = 0;
+  if (c >= 0xc2 && c <= 0xdf) {
+    need = 1;
+    cp = c & 0x1f;
+    min = 0x80;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    need = 2;
+    cp = c & 0x0f;
+    min = 0x800;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    need = 3;
+    cp = c & 0x07;
+    min = 0x10000;
+  } else return false;
+  if (pos + need >= lineEnd) return false;
+  for (let k: u32 = 1; k <= need; k++) {
+    const d = <u32>load<u8>(pos + k);
+    if ((d & 0xc0) != 0x80) return false;
+    cp = (cp << 6) | (d & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+  pos += need + 1;
+  return true;
+}
+
+@inline function hexVal(c: u32): i32 {
+  if (c >= 0x30 && c <= 0x39) return <i32>(c - 0x30);
+  const l = c | 0x20;
+  if (l >= 0x61 && l <= 0x66) return <i32>(l - 0x61 + 10);
+  return -1;
+}
+
+function hex4(p: usize): i32 {
+  if (p + 4 > lineEnd) return -1;
+  let v: i32 = 0;
+  for (let k: u32 = 0; k < 4; k++) {
+    const h = hexVal(<u32>load<u8>(p + k));
+    if (h < 0) return -1;
+    v = (v << 4) | h;
+  }
+  return v;
+}
+
+/** Writes code point `cp` as UTF-8 at `d`; returns the bytes written. */
+function putUtf8(d: usize, cp: u32): u32 {
+  if (cp < 0x80) {
+    store<u8>(d, <u8>cp);
+    return 1;
+  }
+  if (cp < 0x800) {
+    store<u8>(d, <u8>(0xc0 | (cp >> 6)));
+    store<u8>(d + 1, <u8>(0x80 | (cp & 0x3f)));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    store<u8>(d, <u8>(0xe0 | (cp >> 12)));
+    store<u8>(d + 1, <u8>(0x80 | ((cp >> 6) & 0x3f)));
+    store<u8>(d + 2, <u8>(0x80 | (cp & 0x3f)));
+    return 3;
+  }
+  store<u8>(d, <u8>(0xf0 | (cp >> 18)));
+  store<u8>(d + 1, <u8>(0x80 | ((cp >> 12) & 0x3f)));
+  store<u8>(d + 2, <u8>(0x80 | ((cp >> 6) & 0x3f)));
+  store<u8>(d + 3, <u8>(0x80 | (cp & 0x3f)));
+  return 4;
+}
+
+/** Reads a JSON string at pos (which holds '"'). Sets strStart/strEnd/strEsc; unescapes into the scratch arena
+ * when `want` and it has escapes (valPtr/valLen then point there, else at the raw bytes). */
+function readString(want: bool): bool {
+  pos++; // the opening quote
+  strStart = pos;
+  strEsc = false;
+  for (;;) {
+    if (ASC_FEATURE_SIMD) {
+      // 16 bytes at a time: stop at '"', '\', a control byte or a non-ASCII byte.
+      while (pos + 16 <= lineEnd) {
+        const v = v128.load(pos);
+        const m = v128.or(
+          v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))),
+          v128.or(i8x16.lt_u(v, i8x16.splat(0x20)), i8x16.ge_u(v, i8x16.splat(<i8>-128))),
+        );
+        const bits = i8x16.bitmask(m);
+        if (bits == 0) {
+          pos += 16;
+          continue;
+        }
+        pos += <usize>ctz(bits);
+        break;
+      }
+    }
+    if (pos >= lineEnd) return false;
+    const c = <u32>load<u8>(pos);
+    if (c == 0x22) break;
+    if (c < 0x20) return false;
+    if (c == 0x5c) {
+      strEsc = true;
+      if (pos + 1 >= lineEnd) return false;
+      const e = <u32>load<u8>(pos + 1);
+      if (e == 0x75) {
+        const u = hex4(pos + 2);
+        if (u < 0) return false;
+        if (u >= 0xd800 && u <= 0xdbff) {
+          // a surrogate pair, or a lone surrogate (JavaScript keeps it; UTF-8 cannot): declined
+          if (load<u8>(pos + 6) != 0x5c || load<u8>(pos + 7) != 0x75) return false;
+          const lo = hex4(pos + 8);
+          if (lo < 0xdc00 || lo > 0xdfff) return false;
+          pos += 12;
+        } else if (u >= 0xdc00 && u <= 0xdfff) return false;
+        else pos += 6;
+        continue;
+      }
+      if (e == 0x22 || e == 0x5c || e == 0x2f || e == 0x62 || e == 0x66 || e == 0x6e || e == 0x72 || e == 0x74) {
+        pos += 2;
+        continue;
+      }
+      return false;
+    }
+    if (c >= 0x80) {
+      if (!utf8Seq()) return false;
+      continue;
+    }
+    pos++;
+  }
+  strEnd = pos;
+  pos++; // the closing quote
+  if (!want) return true;
+  if (!strEsc) {
+    valPtr = strStart;
+    valLen = <u32>(strEnd - strStart);
+    return true;
+  }
+  // Unescape (the content was validated above).
+  const d0 = SCRATCH + scratchPos;
+  let d = d0;
+  let p = strStart;
+  while (p < strEnd) {
+    const c = <u32>load<u8>(p);
+    if (c != 0x5c) {
+      store<u8>(d, <u8>c);
+      d++;
+      p++;
+      continue;
+    }
+    const e = <u32>load<u8>(p + 1);
+    if (e == 0x75) {
+      let cp = <u32>hex4(p + 2);
+      p += 6;
+      if (cp >= 0xd800 && cp <= 0xdbff) {
+        const lo = <u32>hex4(p + 2);
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        p += 6;
+      }
+      d += putUtf8(d, cp);
+      continue;
+    }
+    let b: u32 = e;
+    if (e == 0x62) b = 0x08;
+    else if (e == 0x66) b = 0x0c;
+    else if (e == 0x6e) b = 0x0a;
+    else if (e == 0x72) b = 0x0d;
+    else if (e == 0x74) b = 0x09;
+    store<u8>(d, <u8>b);
+    d++;
+    p += 2;
+  }
+  valPtr = d0;
+  valLen = <u32>(d - d0);
+  scratchPos += valLen;
+  return true;
+}
+
+/** Copies the last string into the scratch arena (when it is still in the input), returning its offset. */
+function keepString(): u32 {
+  if (valPtr >= SCRATCH && valPtr < SCRATCH + SCRATCH_CAP) return <u32>(valPtr - SCRATCH);
+  const at = scratchPos;
+  memory.copy(SCRATCH + at, valPtr, valLen);
+  scratchPos += valLen;
+  return at;
+}
+
+/** Skips a JSON number, validating its grammar. */
+function skipNumber(): bool {
+  if (peek() == 0x2d) pos++;
+  const c = peek();
+  if (c == 0x30) pos++;
+  else if (c >= 0x31 && c <= 0x39) {
+    while (peek() >= 0x30 && peek() <= 0x39) pos++;
+  } else return false;
+  if (peek() == 0x2e) {
+    pos++;
+    if (!(peek() >= 0x30 && peek() <= 0x39)) return false;
+    while (peek() >= 0x30 && peek() <= 0x39) pos++;
+  }
+  const e = peek();
+  if (e == 0x65 || e == 0x45) {
+    pos++;
+    if (peek() == 0x2b || peek() == 0x2d) pos++;
+    if (!(peek() >= 0x30 && peek() <= 0x39)) return false;
+    while (peek() >= 0x30 && peek() <= 0x39) pos++;
+  }
+  return true;
+}
+
+function skipLiteral(word: u64, n: u32): bool {
+  if (pos + n > lineEnd) return false;
+  for (let k: u32 = 0; k < n; k++) if (<u64>load<u8>(pos + k) != ((word >> (8 * k)) & 0xff)) return false;
+  pos += n;
+  return true;
+}
+
+/** Skips any JSON value, validating it. Nesting deeper than 256 leaves the fast path. */
+function skipValue(depth: i32): bool {
+  if (depth > 256) return false;
+  skipWs();
+  const c = peek();
+  if (c == 0x22) return readString(false);
+  if (c == 0x7b) {
+    pos++;
+    skipWs();
+    if (peek() == 0x7d) {
+      pos++;
+      return true;
+    }
+    for (;;) {
+      skipWs();
+      if (peek() != 0x22 || !readString(false)) return false;
+      skipWs();
+      if (peek() != 0x3a) return false;
+      pos++;
+      if (!skipValue(depth + 1)) return false;
+      skipWs();
+      const d = peek();
+      pos++;
+      if (d == 0x2c) continue;
+      return d == 0x7d;
+    }
+  }
+  if (c == 0x5b) {
+    pos++;
+    skipWs();
+    if (peek() == 0x5d) {
+      pos++;
+      return true;
+    }
+    for (;;) {
+      if (!skipValue(depth + 1)) return false;
+      skipWs();
+      const d = peek();
+      pos++;
+      if (d == 0x2c) continue;
+      return d == 0x5d;
+    }
+  }
+  if (c == 0x74) return skipLiteral(0x65757274, 4); // true
+  if (c == 0x66) return skipLiteral(0x65736c6166, 5); // false
+  if (c == 0x6e) return skipLiteral(0x6c6c756e, 4); // null
+  return skipNumber();
+}
+
+// ---- member names --------------------------------------------------------------------------------------
+
+// Names are compared as (length, first 8 bytes, rest): all are ASCII without escapes.
+@inline function keyIs(s: string): bool {
+  const n = <usize>s.length;
+  if (strEsc || strEnd - strStart != n) return false;
+  for (let i: usize = 0; i < n; i++) if (<u32>load<u8>(strStart + i) != <u32>s.charCodeAt(<i32>i)) return false;
+  return true;
+}
+
+// ---- the record ----------------------------------------------------------------------------------------
+
+let rec: usize = 0;
+@inline function setI(f: i32, v: i32): void {
+  store<i32>(rec + (<usize>f << 2), v);
+}
+
+/** A string member value to intern: -1 when absent; fails the line when it is not a string or is too long. */
+function internValue(): i32 {
+  skipWs();
+  if (peek() != 0x22 || !readString(true)) {
+    bad = true;
+    return -1;
+  }
+  const id = intern(valPtr, valLen);
+  if (id < 0) bad = true;
+  return id;
+}
+
+/** A string member value kept as a one-off string in the scratch arena. */
+function keepValue(fp: i32, fl: i32): void {
+  skipWs();
+  if (peek() != 0x22 || !readString(true)) {
+    bad = true;
+    return;
+  }
+  setI(fp, <i32>keepString());
+  setI(fl, <i32>valLen);
+}
+
+/** `k` decimal digits at p, or -1. */
+function digits(p: usize, k: u32): i32 {
+  let x = 0;
+  for (let i: u32 = 0; i < k; i++) {
+    const d = <i32>load<u8>(p + i) - 0x30;
+    if (d < 0 || d > 9) return -1;
+    x = x * 10 + d;
+  }
+  return x;
+}
+
+/** An RFC 3339 time in the form the apiserver writes (UTC, "Z", optional fraction): epoch ms, NaN otherwise.
+ * Matches parseTimestampMs (src/parse/time.ts) on what it accepts; the rest is declined. */
+function parseTime(p: usize, n: u32): f64 {
+  if (n < 20 || load<u8>(p + n - 1) != 0x5a || load<u8>(p + 10) != 0x54) return NaN;
+  if (load<u8>(p + 4) != 0x2d || load<u8>(p + 7) != 0x2d || load<u8>(p + 13) != 0x3a || load<u8>(p + 16) != 0x3a) return NaN;
+  const y = digits(p, 4);
+  const mo = digits(p + 5, 2);
+  const dd = digits(p + 8, 2);
+  const hh = digits(p + 11, 2);
+  const mi = digits(p + 14, 2);
+  const ss = digits(p + 17, 2);
+  if (y < 0 || mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh < 0 || hh > 23 || mi < 0 || mi > 59 || ss < 0 || ss > 59) return NaN;
+  let ms: f64 = 0;
+  if (n > 20) {
+    if (load<u8>(p + 19) != 0x2e || n < 22) return NaN;
+    let scale: f64 = 100;
+    for (let k: u32 = 20; k < n - 1; k++) {
+      const d = <i32>load<u8>(p + k) - 0x30;
+      if (d < 0 || d > 9) return NaN;
+      if (scale >= 1) {
+        ms += <f64>d * scale;
+        scale /= 10;
+      }
+    }
+  }
+  // days from civil (H. Hinnant); a day past the month's end rolls over, as Date.parse does
+  const yy = mo <= 2 ? y - 1 : y;
+  const era = (yy >= 0 ? yy : yy - 399) / 400;
+  const yoe = yy - era * 400;
+  const mp = mo > 2 ? mo - 3 : mo + 9;
+  const doy = (153 * mp + 2) / 5;
+  const doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const days = <f64>(era * 146097 + doe - 719468) + <f64>(dd - 1);
+  return days * 86400000 + <f64>(hh * 3600000 + mi * 60000 + ss * 1000) + ms;
+}
+
+/** A time member value: NaN when absent; fails the line when it is not a string in the fast form. */
+function timeValue(): f64 {
+  skipWs();
+  if (peek() != 0x22 || !readString(true)) {
+    bad = true;
+    return NaN;
+  }
+  const t = parseTime(valPtr, valLen);
+  if (isNaN(t)) bad = true;
+  return t;
+}
+
+// ---- the query -----------------------------------------------------------------------------------------
+
+/** Decodes a query component [p, p+n) like Go's url.QueryUnescape into the scratch arena when it has '%' or
+ * '+'; returns false (the line is declined) for a malformed escape or bytes that are not UTF-8. */
+function decodeComponent(p: usize, n: u32): bool {
+  let esc = false;
+  for (let k: u32 = 0; k < n; k++) {
+    const c = load<u8>(p + k);
+    if (c == 0x25 || c == 0x2b) {
+      esc = true;
+      break;
+    }
+  }
+  if (!esc) {
+    valPtr = p;
+    valLen = n;
+    return true;
+  }
+  const d0 = SCRATCH + scratchPos;
+  let d = d0;
+  for (let k: u32 = 0; k < n; k++) {
+    const c = <u32>load<u8>(p + k);
+    if (c == 0x2b) {
+      store<u8>(d++, 0x20);
+      continue;
+    }
+    if (c == 0x25) {
+      if (k + 2 >= n) return false;
+      const h = hexVal(<u32>load<u8>(p + k + 1));
+      const l = hexVal(<u32>load<u8>(p + k + 2));
+      if (h < 0 || l < 0) return false;
+      store<u8>(d++, <u8>((h << 4) | l));
+      k += 2;
+      continue;
+    }
+    store<u8>(d++, <u8>c);
+  }
+  // decodeURIComponent throws on bytes that are not UTF-8: the host's fallback then differs; declined.
+  const saveP = pos;
+  const saveE = lineEnd;
+  pos = d0;
+  lineEnd = d;
+  let ok = true;
+  while (pos < lineEnd) {
+    if (load<u8>(pos) >= 0x80) {
+      if (!utf8Seq()) {
+        ok = false;
+        break;
+      }
+    } else pos++;
+  }
+  pos = saveP;
+  lineEnd = saveE;
+  if (!ok) return false;
+  valPtr = d0;
+  valLen = <u32>(d - d0);
+  scratchPos += valLen;
+  return true;
+}
+
+@inline function bytesAre(p: usize, n: u32, s: string): bool {
+  if (<u32>s.length != n) return false;
+  for (let i: u32 = 0; i < n; i++) if (<u32>load<u8>(p + i) != <u32>s.charCodeAt(<i32>i)) return false;
+  return true;
+}
+
+/** "false" in any case, or "0": a false boolean parameter (apimachinery's Convert_Slice_string_To_bool). */
+function isFalseParam(p: usize, n: u32): bool {
+  if (n == 1 && load<u8>(p) == 0x30) return true;
+  if (n != 5) return false;
+  const w = "false";
+  for (let i: u32 = 0; i < 5; i++) if ((<u32>load<u8>(p + i) | 0x20) != <u32>w.charCodeAt(<i32>i)) return false;
+  return true;
+}
+
+/** Parses the requestURI kept at scratch [u, u+n): fails the line for what the JavaScript path must read (a
+ * legacy /watch/ path, %-escapes in the path, a relative path, odd limits). */
+function parseQuery(u: usize, n: u32): bool {
+  let q: u32 = 0;
+  while (q < n && load<u8>(u + q) != 0x3f) q++;
+  if (n == 0 || load<u8>(u) != 0x2f) return false;
+  // the path: no '%' and no "/watch" (parseRequestQuery parses those in full)
+  for (let k: u32 = 0; k < q; k++) {
+    const c = load<u8>(u + k);
+    if (c == 0x25) return false;
+    if (c == 0x2f && k + 6 <= q && bytesAre(u + k, 6, "/watch")) return false;
+  }
+  let rvSeen = false;
+  let rvmSeen = false;
+  let fsSeen = false;
+  let lsSeen = false;
+  let watchSeen = false;
+  let sieSeen = false;
+  let flags: i32 = 0;
+  let limit: i32 = 0;
+  setI(R_RVM, -1);
+  setI(R_FSEL, -1);
+  setI(R_LSEL, -1);
+  setI(R_RV_CLASS, 0);
+  setI(R_RV_P, -1);
+  setI(R_RV_L, 0);
+  if (q >= n) {
+    setI(R_LIMIT, 0);
+    setI(R_FLAGS, 0);
+    return true;
+  }
+  let end = n;
+  for (let k = q + 1; k < n; k++)
+    if (load<u8>(u + k) == 0x23) {
+      end = k;
+      break;
+    }
+  let start = q + 1;
+  while (start < end) {
+    let amp = start;
+    while (amp < end && load<u8>(u + amp) != 0x26) amp++;
+    if (amp > start) {
+      let eq = start;
+      while (eq < amp && load<u8>(u + eq) != 0x3d) eq++;
+      const kp = u + start;
+      const kn = eq - start;
+      // keys with '%' or '+' are rare: the JavaScript path reads them
+      for (let k: u32 = 0; k < kn; k++) {
+        const c = load<u8>(kp + k);
+        if (c == 0x25 || c == 0x2b) return false;
+      }
+      const vp0 = eq < amp ? u + eq + 1 : u + amp;
+      const vn0 = eq < amp ? amp - eq - 1 : 0;
+      if (bytesAre(kp, kn, "fieldSelector")) {
+        if (!fsSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          const id = intern(valPtr, valLen);
+          if (id < 0) return false;
+          setI(R_FSEL, id);
+          fsSeen = true;
+        }
+      } else if (bytesAre(kp, kn, "labelSelector")) {
+        if (!lsSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          const id = intern(valPtr, valLen);
+          if (id < 0) return false;
+          setI(R_LSEL, id);
+          lsSeen = true;
+        }
+      } else if (bytesAre(kp, kn, "resourceVersion")) {
+        if (!rvSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          rvSeen = true;
+          if (valLen == 0) setI(R_RV_CLASS, 3);
+          else if (valLen == 1 && load<u8>(valPtr) == 0x30) setI(R_RV_CLASS, 1);
+          else setI(R_RV_CLASS, 2);
+          // in the scratch arena: decoded there, or inside the kept requestURI
+          setI(R_RV_P, <i32>(valPtr - SCRATCH));
+          setI(R_RV_L, <i32>valLen);
+        }
+      } else if (bytesAre(kp, kn, "resourceVersionMatch")) {
+        if (!rvmSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          const id = intern(valPtr, valLen);
+          if (id < 0) return false;
+          setI(R_RVM, id);
+          rvmSeen = true;
+        }
+      } else if (bytesAre(kp, kn, "limit")) {
+        if (!decodeComponent(vp0, vn0)) return false;
+        // Number.parseInt: only plain digits here (signs, spaces and the rest go to the JavaScript path)
+        if (valLen > 0) {
+          if (valLen > 9) return false;
+          let x = 0;
+          for (let k: u32 = 0; k < valLen; k++) {
+            const d = <i32>load<u8>(valPtr + k) - 0x30;
+            if (d < 0 || d > 9) return false;
+            x = x * 10 + d;
+          }
+          if (limit == 0 && x > 0) limit = x;
+        }
+      } else if (bytesAre(kp, kn, "continue")) {
+        if (!decodeComponent(vp0, vn0)) return false;
+        if (valLen > 0) flags |= 1;
+      } else if (bytesAre(kp, kn, "watch")) {
+        if (!watchSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          if (!isFalseParam(valPtr, valLen)) flags |= 2;
+          watchSeen = true;
+        }
+      } else if (bytesAre(kp, kn, "sendInitialEvents")) {
+        if (!sieSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          if (!isFalseParam(valPtr, valLen)) flags |= 4;
+          sieSeen = true;
+        }
+      }
+    }
+    start = amp + 1;
+  }
+  setI(R_LIMIT, limit);
+  setI(R_FLAGS, flags);
+  return true;
+}
+
+// ---- objects -------------------------------------------------------------------------------------------
+
+/** Calls `member` for each member of the object at pos; the name is the last string read. */
+function readUser(): void {
+  skipWs();
+  if (peek() != 0x7b) {
+    bad = true;
+    return;
+  }
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    return;
+  }
+  let seen: u32 = 0;
+  for (;;) {
+    skipWs();
+    if (peek() != 0x22 || !readString(false) || strEsc) {
+      bad = true;
+      return;
+    }
+    skipWs();
+    if (peek() != 0x3a) {
+      bad = true;
+      return;
+    }
+    pos++;
+    if (keyIs("username")) {
+      if (seen & 1) {
+        bad = true;
+        return;
+      }
+      seen |= 1;
+      setI(R_USER, internValue());
+    } else if (keyIs("extra")) {
+      if (seen & 2) {
+        bad = true;
+        return;
+      }
+      seen |= 2;
+      readExtra();
+    } else if (!skipValue(0)) {
+      bad = true;
+      return;
+    }
+    if (bad) return;
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    if (d != 0x7d) bad = true;
+    return;
+  }
+}
+
+/** user.extra: the first value of "authentication.kubernetes.io/node-name". */
+function readExtra(): void {
+  skipWs();
+  const c = peek();
+  if (c != 0x7b) {
+    // null or another type: the JavaScript path ignores it; so do we, but only for null
+    if (c == 0x6e && skipLiteral(0x6c6c756e, 4)) return;
+    bad = true;
+    return;
+  }
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    return;
+  }
+  let seen = false;
+  for (;;) {
+    skipWs();
+    if (peek() != 0x22 || !readString(false) || strEsc) {
+      bad = true;
+      return;
+    }
+    const isNode = keyIs("authentication.kubernetes.io/node-name");
+    skipWs();
+    if (peek() != 0x3a) {
+      bad = true;
+      return;
+    }
+    pos++;
+    if (isNode) {
+      if (seen) {
+        bad = true;
+        return;
+      }
+      seen = true;
+      skipWs();
+      if (peek() != 0x5b) {
+        bad = true;
+        return;
+      }
+      pos++;
+      skipWs();
+      if (peek() == 0x5d) pos++;
+      else {
+        setI(R_NODE, internValue());
+        if (bad) return;
+        for (;;) {
+          skipWs();
+          const d = peek();
+          pos++;
+          if (d == 0x5d) break;
+          if (d != 0x2c || !skipValue(0)) {
+            bad = true;
+            return;
+          }
+        }
+      }
+    } else if (!skipValue(0)) {
+      bad = true;
+      return;
+    }
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    if (d != 0x7d) bad = true;
+    return;
+  }
+}
+
+function readObjectRef(): void {
+  skipWs();
+  const c = peek();
+  if (c == 0x6e) {
+    if (!skipLiteral(0x6c6c756e, 4)) bad = true;
+    return;
+  }
+  if (c != 0x7b) {
+    bad = true;
+    return;
+  }
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    return;
+  }
+  let seen: u32 = 0;
+  for (;;) {
+    skipWs();
+    if (peek() != 0x22 || !readString(false) || strEsc) {
+      bad = true;
+      return;
+    }
+    skipWs();
+    if (peek() != 0x3a) {
+      bad = true;
+      return;
+    }
+    pos++;
+    let bit: u32 = 0;
+    if (keyIs("resource")) {
+      bit = 1;
+      if (!(seen & bit)) setI(R_RESOURCE, internValue());
+    } else if (keyIs("namespace")) {
+      bit = 2;
+      if (!(seen & bit)) setI(R_NS, internValue());
+    } else if (keyIs("name")) {
+      bit = 4;
+      if (!(seen & bit)) keepValue(R_NAME_P, R_NAME_L);
+    } else if (keyIs("apiGroup")) {
+      bit = 8;
+      if (!(seen & bit)) setI(R_GROUP, internValue());
+    } else if (keyIs("subresource")) {
+      bit = 16;
+      if (!(seen & bit)) setI(R_SUB, internValue());
+    } else if (!skipValue(0)) {
+      bad = true;
+      return;
+    }
+    if (bit != 0) {
+      if (seen & bit) {
+        bad = true;
+        return;
+      }
+      seen |= bit;
+    }
+    if (bad) return;
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    if (d != 0x7d) bad = true;
+    return;
+  }
+}
+
+function readStatus(): void {
+  skipWs();
+  const c = peek();
+  if (c != 0x7b) {
+    if (!skipValue(0)) bad = true;
+    return;
+  }
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    return;
+  }
+  let seen = false;
+  for (;;) {
+    skipWs();
+    if (peek() != 0x22 || !readString(false) || strEsc) {
+      bad = true;
+      return;
+    }
+    const isCode = keyIs("code");
+    skipWs();
+    if (peek() != 0x3a) {
+      bad = true;
+      return;
+    }
+    pos++;
+    if (isCode) {
+      if (seen) {
+        bad = true;
+        return;
+      }
+      seen = true;
+      skipWs();
+      const d = peek();
+      if (d >= 0x30 && d <= 0x39) {
+        // a plain integer only
+        let x = 0;
+        let digits = 0;
+        while (peek() >= 0x30 && peek() <= 0x39) {
+          x = x * 10 + <i32>(peek() - 0x30);
+          pos++;
+          if (++digits > 6) {
+            bad = true;
+            return;
+          }
+        }
+        const e = peek();
+        if (e == 0x2e || e == 0x65 || e == 0x45 || (digits > 1 && load<u8>(pos - <usize>digits) == 0x30)) {
+          bad = true;
+          return;
+        }
+        setI(R_CODE, x);
+      } else if (d == 0x2d) {
+        bad = true;
+        return;
+      } else if (!skipValue(0)) {
+        bad = true;
+        return;
+      }
+    } else if (!skipValue(0)) {
+      bad = true;
+      return;
+    }
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    if (d != 0x7d) bad = true;
+    return;
+  }
+}
+
+// ---- one line ------------------------------------------------------------------------------------------
+
+const K_KIND: u32 = 1;
+const K_APIV: u32 = 2;
+const K_LEVEL: u32 = 4;
+const K_ID: u32 = 8;
+const K_STAGE: u32 = 16;
+const K_URI: u32 = 32;
+const K_VERB: u32 = 64;
+const K_USER: u32 = 128;
+const K_UA: u32 = 256;
+const K_REF: u32 = 512;
+const K_STATUS: u32 = 1024;
+const K_RECV: u32 = 2048;
+const K_STAGE_T: u32 = 4096;
+
+/** Reads one audit line into the record at `rec`; false when it leaves the fast path. */
+function readEvent(): bool {
+  pos++; // '{'
+  bad = false;
+  let seen: u32 = 0;
+  let uriP: i32 = -1;
+  let uriL: i32 = 0;
+  skipWs();
+  if (peek() == 0x7d) return false;
+  for (;;) {
+    skipWs();
+    if (peek() != 0x22 || !readString(false)) return false;
+    if (strEsc) return false; // an escaped member name
+    skipWs();
+    if (peek() != 0x3a) return false;
+    pos++;
+    let bit: u32 = 0;
+    const kl = <u32>(strEnd - strStart);
+    // Dispatch on the name's length, then compare: most members are tried once.
+    let act: u32 = 0; // 0 skip, 99 decline, else the member
+    switch (kl) {
+      case 3:
+        if (keyIs("log")) act = 99;
+        break;
+      case 4:
+        if (keyIs("verb")) act = K_VERB;
+        else if (keyIs("kind")) act = K_KIND;
+        else if (keyIs("user")) act = K_USER;
+        break;
+      case 5:
+        if (keyIs("stage")) act = K_STAGE;
+        else if (keyIs("level")) act = K_LEVEL;
+        else if (keyIs("items") || keyIs("Entry")) act = 99;
+        break;
+      case 7:
+        if (keyIs("auditID")) act = K_ID;
+        else if (keyIs("records")) act = 99;
+        break;
+      case 9:
+        if (keyIs("userAgent")) act = K_UA;
+        else if (keyIs("objectRef")) act = K_REF;
+        else if (keyIs("logEvents") || keyIs("timestamp")) act = 99;
+        break;
+      case 10:
+        if (keyIs("requestURI")) act = K_URI;
+        else if (keyIs("apiVersion")) act = K_APIV;
+        else if (keyIs("properties") || keyIs("kubernetes")) act = 99;
+        break;
+      case 12:
+        if (keyIs("protoPayload")) act = 99;
+        break;
+      case 13:
+        if (keyIs("requestObject")) act = 99;
+        break;
+      case 14:
+        if (keyIs("stageTimestamp")) act = K_STAGE_T;
+        else if (keyIs("responseStatus")) act = K_STATUS;
+        else if (keyIs("responseObject")) act = 99;
+        break;
+      case 24:
+        if (keyIs("requestReceivedTimestamp")) act = K_RECV;
+        break;
+    }
+    // markers a converter adds ("__queryUnknown"): the JavaScript path
+    if (act == 0 && kl > 2 && load<u8>(strStart) == 0x5f && load<u8>(strStart + 1) == 0x5f) act = 99;
+    if (act == 99) return false; // bodies, batches, wrappers, legacy times, markers: the JavaScript path
+    bit = act;
+    if (act == 0) {
+      if (!skipValue(0)) return false;
+    } else if (act == K_KIND) {
+      skipWs();
+      if (peek() != 0x22 || !readString(true) || !bytesAre(valPtr, valLen, "Event")) return false;
+    } else if (act == K_APIV) {
+      skipWs();
+      if (peek() != 0x22 || !readString(true)) return false;
+      if (!bytesAre(valPtr, valLen, "audit.k8s.io/v1") && !bytesAre(valPtr, valLen, "audit.k8s.io/v1beta1") && !bytesAre(valPtr, valLen, "audit.k8s.io/v1alpha1")) return false;
+    } else if (act == K_ID) {
+      skipWs();
+      if (peek() != 0x22 || !readString(true)) return false;
+      if (valLen == 0) setI(R_ID_P, -1);
+      else {
+        setI(R_ID_P, <i32>keepString());
+        setI(R_ID_L, <i32>valLen);
+      }
+    } else if (act == K_LEVEL) {
+      setI(R_LEVEL, internValue());
+    } else if (act == K_STAGE) {
+      skipWs();
+      if (peek() != 0x22 || !readString(true)) return false;
+      if (bytesAre(valPtr, valLen, "ResponseComplete")) setI(R_STAGE, 2);
+      else if (bytesAre(valPtr, valLen, "RequestReceived")) setI(R_STAGE, 0);
+      else if (bytesAre(valPtr, valLen, "ResponseStarted")) setI(R_STAGE, 1);
+      else if (bytesAre(valPtr, valLen, "Panic")) setI(R_STAGE, 3);
+      else return false;
+    } else if (act == K_URI) {
+      skipWs();
+      if (peek() != 0x22 || !readString(true)) return false;
+      uriP = <i32>keepString();
+      uriL = <i32>valLen;
+    } else if (act == K_VERB) {
+      setI(R_VERB, internValue());
+    } else if (act == K_USER) {
+      readUser();
+    } else if (act == K_UA) {
+      setI(R_UA, internValue());
+    } else if (act == K_REF) {
+      readObjectRef();
+    } else if (act == K_STATUS) {
+      readStatus();
+    } else if (act == K_RECV) {
+      store<f64>(rec, timeValue(), O_RECEIVED);
+    } else if (act == K_STAGE_T) {
+      store<f64>(rec, timeValue(), O_STAGE_T);
+    }
+    if (bad) return false;
+    if (bit != 0) {
+      if (seen & bit) return false; // JSON.parse keeps the last of duplicate names: leave those to it
+      seen |= bit;
+    }
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x7d) break;
+    if (d != 0x2c) return false;
+  }
+  skipWs();
+  if (pos != lineEnd) return false; // text after the object
+  // required, as normalizeAuditEvent requires them
+  if ((seen & (K_STAGE | K_VERB | K_URI | K_STAGE_T)) != (K_STAGE | K_VERB | K_URI | K_STAGE_T)) return false;
+  if (!(seen & K_RECV)) store<f64>(rec, load<f64>(rec, O_STAGE_T), O_RECEIVED);
+  setI(R_URI_P, uriP);
+  setI(R_URI_L, uriL);
+  return parseQuery(SCRATCH + <usize>uriP, <u32>uriL);
+}
+
+function resetRecord(): void {
+  memory.fill(rec, 0, REC_BYTES);
+  setI(R_LEVEL, -1);
+  setI(R_USER, -1);
+  setI(R_UA, -1);
+  setI(R_NODE, -1);
+  setI(R_RESOURCE, -1);
+  setI(R_GROUP, -1);
+  setI(R_NS, -1);
+  setI(R_SUB, -1);
+  setI(R_NAME_P, -1);
+  setI(R_ID_P, -1);
+  setI(R_CODE, -1);
+  setI(R_RVM, -1);
+  setI(R_FSEL, -1);
+  setI(R_LSEL, -1);
+  store<f64>(rec, NaN, O_RECEIVED);
+}
+
+/** Finds the next \n at or after p (SIMD when enabled); returns `end` when there is none before it. */
+function findNewline(p: usize, end: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    const nl = i8x16.splat(0x0a);
+    while (p + 16 <= end) {
+      const bits = i8x16.bitmask(i8x16.eq(v128.load(p), nl));
+      if (bits != 0) return p + <usize>ctz(bits);
+      p += 16;
+    }
+  }
+  while (p < end) {
+    if (load<u8>(p) == 0x0a) return p;
+    p++;
+  }
+  return end;
+}
+
+/** Reads the lines of input [0, len): each must end with \n (the host holds a partial last line). Lines longer
+ * than `maxLine` bytes, and the first `declineFirst` lines, are declined unread. Writes one record per line,
+ * up to the record capacity; returns the number of input bytes consumed (whole lines). Records: outPtr(),
+ * count = the result of lineCount() after the call. */
+let lines: u32 = 0;
+export function lineCount(): u32 {
+  return lines;
+}
+export function scan(len: u32, maxLine: u32, declineFirst: u32): u32 {
+  scratchPos = 0;
+  newsCount = 0;
+  lines = 0;
+  let p = IN;
+  const end = IN + <usize>len;
+  while (p < end && lines < OUT_CAP) {
+    // the unescaped strings of one line are at most the line's length: keep room for a whole line
+    const nl = findNewline(p, end);
+    if (nl >= end) break;
+    let e = nl;
+    if (e > p && load<u8>(e - 1) == 0x0d) e--;
+    rec = OUT + (<usize>lines) * REC_BYTES;
+    resetRecord();
+    setI(R_START, <i32>(p - IN));
+    setI(R_END, <i32>(e - IN));
+    setI(R_NL, <i32>(nl - IN));
+    const n = <u32>(e - p);
+    let ok = false;
+    if (lines >= declineFirst && n <= maxLine && n > 1 && load<u8>(p) == 0x7b && scratchPos + n * 2 + 64 <= SCRATCH_CAP) {
+      pos = p;
+      lineEnd = e;
+      // strings interned for a line that is then declined stay (the table only grows); the host learns them too
+      ok = readEvent();
+    }
+    setI(R_STATUS, ok ? 1 : 0);
+    lines++;
+    p = nl + 1;
+  }
+  return <u32>(p - IN);
+}

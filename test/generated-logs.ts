@@ -1,0 +1,162 @@
+// Seeded logs for the property and engine tests: random valid events with random corruptions between them.
+import { mulberry32 } from '../fixtures/prng.mjs';
+
+const rng = mulberry32;
+
+export interface Case {
+  bytes: Buffer;
+  cut: number; // a line boundary for the two-file split
+  requests: number;
+  lists: number;
+}
+
+export function makeCase(seed: number): Case {
+  const r = rng(seed);
+  const pick = <T,>(a: T[]): T => a[Math.floor(r() * a.length)]!;
+  const lines: string[] = [];
+  let requests = 0;
+  let lists = 0;
+  const n = 40 + Math.floor(r() * 80);
+  for (let i = 0; i < n; i++) {
+    const verb = pick(['list', 'get', 'watch', 'update', 'create']);
+    const node = `n${Math.floor(r() * 5)}`;
+    const uri =
+      verb === 'list'
+        ? pick([`/api/v1/pods?fieldSelector=spec.nodeName%3D${node}`, '/api/v1/pods?limit=500&resourceVersion=0', '/api/v1/namespaces/a/configmaps?limit=500', '/api/v1/pods?continue=abc&limit=500'])
+        : verb === 'get'
+          ? `/api/v1/namespaces/a/pods/p${i}`
+          : verb === 'watch'
+            ? `/api/v1/pods?resourceVersion=${i}&watch=true`
+            : `/api/v1/namespaces/a/configmaps/c${i}`;
+    const t = Date.UTC(2026, 0, 1, 0, 0, 0) + i * 137;
+    const base = {
+      kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: pick(['Metadata', 'Request']), auditID: `s${seed}-${i}`,
+      requestURI: uri, verb, user: { username: pick(['system:serviceaccount:x:y', `system:node:${node}`, 'alice']) },
+      sourceIPs: ['10.0.0.1'], userAgent: pick(['a/1', 'b/2 (linux)', 'ünïcode/3']),
+      objectRef: { resource: uri.includes('configmaps') ? 'configmaps' : 'pods', namespace: uri.includes('/namespaces/a/') ? 'a' : undefined, apiVersion: 'v1' },
+      requestReceivedTimestamp: new Date(t).toISOString(),
+    };
+    const two = r() < 0.3;
+    if (two) lines.push(JSON.stringify({ ...base, stage: 'RequestReceived', stageTimestamp: new Date(t).toISOString() }));
+    lines.push(JSON.stringify({ ...base, stage: 'ResponseComplete', responseStatus: { metadata: {}, code: 200 }, stageTimestamp: new Date(t + 5).toISOString() }));
+    requests++;
+    if (verb === 'list') lists++;
+    // corruption between events
+    const c = r();
+    if (c < 0.08) lines.push('garbage ' + Math.floor(r() * 1e9));
+    else if (c < 0.14) lines.push('{"kind":"Event","auditID":"cut-' + i);
+    else if (c < 0.18) lines.push('');
+    else if (c < 0.22) lines.push('I0101 00:00:00.000000       1 x.go:1] klog line ' + i);
+    else if (c < 0.25) lines.push('{"kind": 0}');
+    else if (c < 0.28) lines.push('\u0000\u0000\u0000' + lines.pop());
+  }
+  const eol = r() < 0.5 ? '\n' : '\r\n';
+  let text = (r() < 0.3 ? '\ufeff' : '') + lines.join(eol) + eol;
+  if (r() < 0.3) text += '{"kind":"Event","truncated":'; // a rotated log cut mid-line
+  const bytes = Buffer.from(text);
+  // a line boundary near the middle for the two-file split
+  const cut = bytes.indexOf(10, Math.floor(bytes.length / 2)) + 1;
+  return { bytes, cut, requests, lists };
+}
+
+
+/** JSON as kube-apiserver's Go encoder writes it: <, > and & as \u003c, \u003e, \u0026; U+2028/2029 escaped. */
+export function goJson(v: unknown): string {
+  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Audit lines that walk the edges of the engine's fast path: escapes of every kind, odd JSON, odd queries,
+ * odd times, invalid bytes. Some are valid events, some are not; both readers must give the same report. */
+export function escapeLines(seed: number): Buffer {
+  const r = mulberry32(seed);
+  const pick = <T,>(a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
+  // the first value most of the time, so most lines stay on the fast path and each edge is met alone
+  const often = <T,>(a: readonly T[]): T => (r() < 0.85 ? a[0]! : pick(a));
+  const out: Buffer[] = [];
+  const uas = ['kubelet/v1.29.4 (linux/amd64) kubernetes/55cb3b7', 'ünïcode/3 😀', 'quote"and\\slash/1', 'tab\there/1', 'ctl\u0001/1', 'amp&lt<gt>/1', 'sep\u2028/1', '', 'k'.repeat(5000)];
+  const users = ['system:node:n1', 'system:node:ñ2', 'system:serviceaccount:kube-system:vector', 'alice@example.com', 'eve"\\'];
+  const uris = [
+    '/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&limit=500&resourceVersion=0',
+    '/api/v1/pods?fieldSelector=spec.nodeName=n1,status.phase!=Succeeded',
+    '/api/v1/pods?labelSelector=app+in+(a,b)&limit=0500',
+    '/api/v1/namespaces/shop/pods?limit=abc',
+    '/api/v1/namespaces/shop/pods?limit=+5',
+    '/api/v1/namespaces/shop/pods?limit=%205',
+    '/api/v1/namespaces/shop/pods?limit=99999999999',
+    '/api/v1/pods?watch=FALSE&resourceVersion=12',
+    '/api/v1/pods?watch=0&watch=1',
+    '/api/v1/pods?watch&sendInitialEvents=true&resourceVersionMatch=NotOlderThan',
+    '/api/v1/pods?continue=&resourceVersion=',
+    '/api/v1/pods?continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D&limit=500',
+    '/api/v1/pods?resourceVersion=5&resourceVersionMatch=Exact&resourceVersion=0',
+    '/api/v1/pods?fieldSelector=a%zz',
+    '/api/v1/pods?fieldSelector=%E2%82%AC',
+    '/api/v1/pods?fieldSelector=%C3%28',
+    '/api/v1/pods?field%53elector=a',
+    '/api/v1/pods?limit=5#frag&limit=9',
+    '/api/v1/watch/pods?resourceVersion=1',
+    '/api/v1/namespaces/a%2Fb/pods',
+    'api/v1/pods',
+    '/api/v1/namespaces/shop/pods/p1/log?follow=true',
+    '/healthz',
+    '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/apiserver-abc',
+    '/api/v1/namespaces/shop/serviceaccounts/default/token',
+  ];
+  const times = ['2026-11-30T10:00:00.123456Z', '2026-11-30T10:00:00Z', '2026-11-30T10:00:00.1Z', '2026-11-30T10:00:00.123456789Z', '2026-02-30T10:00:00Z', '2026-11-30T10:00:00+00:00', '2026-11-30T24:00:00Z', '2026-11-30t10:00:00Z', '2026-11-30T10:00:00.Z', '2026-11-30T10:00:00.12x4Z', '0001-01-01T00:00:00Z', 1764496800];
+  const n = 150;
+  for (let i = 0; i < n; i++) {
+    const uri = r() < 0.5 ? uris[Math.floor(r() * 3)]! : pick(uris);
+    const verb = uri.includes('watch') ? 'watch' : uri.includes('?') ? 'list' : pick(['get', 'create', 'update']);
+    const e: Record<string, unknown> = {
+      kind: 'Event',
+      apiVersion: 'audit.k8s.io/v1',
+      level: often(['Metadata', 'Request']),
+      auditID: r() < 0.05 ? '' : `e${seed}-${i}`,
+      stage: often(['ResponseComplete', 'RequestReceived', 'ResponseStarted', 'Panic']),
+      requestURI: uri,
+      verb,
+      user: { username: often(users), groups: ['system:authenticated'], ...(r() < 0.3 ? { extra: { 'authentication.kubernetes.io/node-name': pick([['n1'], [], ['n2', 'n3'], [5], 'n1']) } } : {}) },
+      sourceIPs: ['10.0.0.1', '::1'],
+      userAgent: often(uas),
+      objectRef: often([{ resource: 'pods', namespace: 'shop', name: 'p1', apiVersion: 'v1' }, { resource: 'pods', apiVersion: 'v1' }, { resource: 'leases', namespace: 'kube-system', name: 'apiserver-abc', apiGroup: 'coordination.k8s.io' }, { resource: 'pods', namespace: 'shop', name: 'p1', subresource: 'log' }, null, undefined, { resource: 'nodes', name: 'n1' }]),
+      responseStatus: often([{ metadata: {}, code: 200 }, { code: 429 }, { code: 200.5 }, { code: 2e2 }, { code: '200' }, { code: -1 }, {}, undefined, null]),
+      requestReceivedTimestamp: often(times),
+      stageTimestamp: often(times),
+      annotations: r() < 0.1 ? { big: 'x'.repeat(17_000 + Math.floor(r() * 100)) } : { 'authorization.k8s.io/decision': 'allow' },
+    };
+    if (r() < 0.05) delete e.stageTimestamp;
+    if (r() < 0.05) delete e.requestReceivedTimestamp;
+    if (r() < 0.03) e.timestamp = '2026-11-30T10:00:01Z';
+    if (r() < 0.03) e.kind = 'EventList';
+    if (r() < 0.03) e.apiVersion = 'audit.k8s.io/v2';
+    if (r() < 0.03) e.verb = 5;
+    if (r() < 0.03) e.requestObject = { kind: 'TokenRequest', spec: { expirationSeconds: 3607 } };
+    let text = r() < 0.5 ? goJson(e) : JSON.stringify(e);
+    // textual edits the encoder would not make, one in three lines
+    const edit = r();
+    if (edit >= 0.33 && r() < 0.3) text = text.replace('"userAgent":"', `"userAgent":"${pick(['\\u0026', '\\"', '\\\\', '\\ud83d\\ude00', '\\n', '\\u00fc', 'é'])}`);
+    if (edit < 0.03) text = text.replace('"verb":', '"verb":"dup","verb":');
+    else if (edit < 0.06) text = text.replace('"verb"', '"ver\\u0062"');
+    else if (edit < 0.09) text = text.replace(/,"/g, ', "').replace(/":/g, '": ');
+    else if (edit < 0.11) text = text.replace('"userAgent":"', '"userAgent":"\\ud800');
+    else if (edit < 0.13) text = text.replace('"userAgent":"', '"userAgent":"\\ud83d\\ude00');
+    else if (edit < 0.15) text = text + ' trailing';
+    else if (edit < 0.17) text = text + ' \t ';
+    else if (edit < 0.19) text = text.replace('"level"', '"\\u005f\\u005fqueryUnknown":true,"level"');
+    else if (edit < 0.21) text = text.replace('"sourceIPs"', '"deep":' + '['.repeat(300) + ']'.repeat(300) + ',"sourceIPs"');
+    else if (edit < 0.23) text = text.replace('"sourceIPs"', '"nums":[0,-0.5e-3,1E+2,01],"sourceIPs"');
+    else if (edit < 0.25) text = text.replace('"sourceIPs"', '"lits":[true,false,null,tru],"sourceIPs"');
+    else if (edit < 0.27) text = text.replace('"sourceIPs"', '"esc":"\\/\\b\\f\\n\\r\\t\\u00e9\\x","sourceIPs"');
+    else if (edit < 0.29) text = text.slice(0, Math.floor(text.length * r()));
+    else if (edit < 0.31) text = '  ' + text;
+    else if (edit < 0.33) text = text.replace('"user":{', '"user":null,"x":{');
+    let b = Buffer.from(text);
+    const bytes = r();
+    if (bytes < 0.03) b = Buffer.concat([b.subarray(0, 40), Buffer.from([0xff, 0xfe]), b.subarray(40)]);
+    else if (bytes < 0.05) b = Buffer.concat([b.subarray(0, 40), Buffer.from([0]), b.subarray(40)]);
+    else if (bytes < 0.07) b = Buffer.concat([b.subarray(0, 40), Buffer.from([0xed, 0xa0, 0x80]), b.subarray(40)]);
+    else if (bytes < 0.08) b = Buffer.concat([b.subarray(0, 40), Buffer.from([1]), b.subarray(40)]);
+    out.push(b, Buffer.from(r() < 0.2 ? '\r\n' : '\n'));
+  }
+  return Buffer.concat([r() < 0.5 ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), ...out]);
+}
