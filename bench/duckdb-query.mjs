@@ -1,8 +1,18 @@
 #!/usr/bin/env node
 // The DuckDB side of the benchmark: the list-groups table with read_json + regexp_extract + GROUP BY.
 // Usage: node bench/duckdb-query.mjs FILE  → prints JSON rows on stdout.
+//        node bench/duckdb-query.mjs --ctas FILE DB → DuckDB's own load: CREATE TABLE AS SELECT * FROM read_json.
 import { DuckDBInstance } from '@duckdb/node-api';
 
+if (process.argv[2] === '--ctas') {
+  const [, , , file, db] = process.argv;
+  const inst = await DuckDBInstance.create(db, { threads: '2', memory_limit: '384MB', preserve_insertion_order: 'false' });
+  const con = await inst.connect();
+  await con.run(`CREATE TABLE events AS SELECT * FROM read_json('${file.replace(/'/g, "''")}', format = 'newline_delimited', ignore_errors = true)`);
+  const n = await con.runAndReadAll('SELECT count(*) FROM events');
+  process.stdout.write(JSON.stringify({ rows: Number(n.getRows()[0][0]) }) + '\n');
+  process.exit(0);
+}
 const file = process.argv[2];
 const sql = `
 SELECT userAgent AS user_agent,

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// npm run bench [-- --size 1024] [--big] [--runs 3] [--dir /tmp/audit-scan-bench]
+// npm run bench [-- --size 1024] [--big] [--runs 3] [--dir /tmp/audit-scan-bench] [--no-load]
 // Generates deterministic audit logs (plain and gzip), checks that audit-scan, jq and DuckDB agree on the
 // list-groups table, then times them alternately (median of --runs) and writes bench/results.json.
 // Timing lives here only: no test fails because a machine is slow.
 import { spawn, spawnSync } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -62,8 +62,19 @@ const JQ = 'select(.stage=="ResponseComplete" and .verb=="list") | [.userAgent, 
 const tools = {
   'audit-scan': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '-n', '1000', f]),
   'audit-scan -j1': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '-n', '1000', '-j', '1', f]),
+  'audit-scan --engine js': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '-n', '1000', '--engine', 'js', f]),
   duckdb: (f) => sh(process.execPath, [join(here, 'duckdb-query.mjs'), f]),
   jq: (f) => sh('sh', ['-c', `jq -r '${JQ}' ${f} | sort | uniq -c`]),
+  'audit-scan load': (f) => {
+    rmSync(join(dir, 'bench-load.duckdb'), { force: true });
+    rmSync(join(dir, 'bench-load.duckdb.wal'), { force: true });
+    return sh(process.execPath, ['bin/audit-scan.js', 'load', '--db', join(dir, 'bench-load.duckdb'), f]);
+  },
+  'duckdb CTAS read_json': (f) => {
+    rmSync(join(dir, 'bench-ctas.duckdb'), { force: true });
+    rmSync(join(dir, 'bench-ctas.duckdb.wal'), { force: true });
+    return sh(process.execPath, [join(here, 'duckdb-query.mjs'), '--ctas', f, join(dir, 'bench-ctas.duckdb')]);
+  },
   'zlib inflate': (f) => sh(process.execPath, ['-e', `const z=require('zlib'),fs=require('fs');fs.createReadStream(${JSON.stringify(f)}).pipe(z.createGunzip({chunkSize:1<<20})).on('data',()=>{}).on('end',()=>{})`]),
 };
 
@@ -96,16 +107,18 @@ async function main() {
   const cases = [
     ['audit-scan', plain],
     ['audit-scan -j1', plain],
+    ['audit-scan --engine js', plain],
     ['duckdb', plain],
     ...(hasJq ? [['jq', plain]] : []),
     ['audit-scan', gz],
     ['duckdb', gz],
     ['zlib inflate', gz],
+    ...(process.argv.includes('--no-load') ? [] : [['audit-scan load', plain], ['duckdb CTAS read_json', plain]]),
   ];
   // Correctness first: a fast wrong answer is a failure.
   const answers = {};
   for (const [name, f] of cases) {
-    if (name === 'zlib inflate') continue;
+    if (name === 'zlib inflate' || name === 'audit-scan load' || name === 'duckdb CTAS read_json') continue;
     const r = await tools[name](f);
     if (r.code !== 0) throw new Error(`${name} ${f} failed: ${r.err.slice(-500)}`);
     answers[`${name} ${f === gz ? 'gz' : 'plain'}`] = groupsOf(name, r);
@@ -142,6 +155,8 @@ async function main() {
     'audit-scan vs duckdb (gzip)': +(get('duckdb (gzip)') / get('audit-scan (gzip)')).toFixed(2),
     'audit-scan gzip / zlib inflate alone': +(get('audit-scan (gzip)') / get('zlib inflate (gzip)')).toFixed(2),
     'audit-scan 2 threads vs 1 thread': +(get('audit-scan -j1 (plain)') / get('audit-scan (plain)')).toFixed(2),
+    'audit-scan load / DuckDB CTAS read_json': get('audit-scan load (plain)') ? +(get('audit-scan load (plain)') / get('duckdb CTAS read_json (plain)')).toFixed(2) : null,
+    'compiled engine vs JavaScript only (plain, 2 threads)': +(get('audit-scan --engine js (plain)') / get('audit-scan (plain)')).toFixed(2),
   };
   const result = { date: new Date().toISOString(), machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, inputBytes: bytes, gzipBytes: statSync(gz).size, runs, rows, ratios, note: 'ratio > 1 means audit-scan is faster' };
   writeFileSync(join(here, 'results.json'), JSON.stringify(result, null, 2) + '\n');

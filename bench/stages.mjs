@@ -2,7 +2,8 @@
 // npm run bench:stages [-- --size 200] [--rounds 2]
 // Where a scan's time goes, per line of the generated bench log: decoding lines from bytes, JSON.parse alone,
 // JSON.parse + normalizeAuditEvent, dedup and aggregation of events normalised beforehand, and all of
-// ScanState.addLine. One thread, in process, best of 5; each stage in its own child process (a stage that keeps
+// ScanState.addLine (the JavaScript path); then the compiled engine alone (WebAssembly reading every line into
+// records), the engine with the AuditEvents built from its records, and the engine feeding ScanState. One thread, in process, best of 5; each stage in its own child process (a stage that keeps
 // 280,000 events alive beside it slows the others' garbage collection). Timing lives here only.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -13,12 +14,14 @@ import { benchLogPath } from './log-path.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
-const STAGES = ['decode', 'parse', 'normalize', 'aggregate', 'addLine'];
+const STAGES = ['decode', 'parse', 'normalize', 'aggregate', 'addLine', 'wasm', 'engine', 'engineAdd'];
 
 if (process.argv[2] === '--stage') {
   const [, , , stage, file] = process.argv;
   const { ScanState } = await import(pathToFileURL(join(dist, 'analyze', 'scan-state.js')).href);
   const { normalizeAuditEvent } = await import(pathToFileURL(join(dist, 'model', 'audit-event.js')).href);
+  const { loadEngine } = await import(pathToFileURL(join(dist, 'engine', 'engine.js')).href);
+  const engine = stage === 'wasm' || stage === 'engine' || stage === 'engineAdd' ? loadEngine().engine : null;
   const buf = readFileSync(file);
   const lines = [];
   for (let p = 0; ; ) {
@@ -28,6 +31,7 @@ if (process.argv[2] === '--stage') {
     p = nl + 1;
   }
   const id = () => '(none)';
+  const end = buf.lastIndexOf(10) + 1;
   const events = stage === 'aggregate' ? lines.map((l) => normalizeAuditEvent(JSON.parse(l), id).value) : null;
   const run = {
     decode: () => {
@@ -46,6 +50,20 @@ if (process.argv[2] === '--stage') {
       const st = new ScanState('/registry');
       st.beginInput('x');
       for (const e of events) st.addAuditEvent(e);
+      st.endInput();
+      st.finishPending();
+    },
+    wasm: () => engine.scanOnly(buf, 0, end),
+    engine: () => {
+      let n = 0;
+      engine.readLines(buf, 0, end, 1 << 20, 0, (l) => (n += l.event === null ? 0 : 1));
+      return n;
+    },
+    engineAdd: () => {
+      const st = new ScanState('/registry');
+      st.engine = engine;
+      st.beginInput('x');
+      engine.readLines(buf, 0, end, 1 << 20, 0, (l) => (l.event === null ? st.addLine(0, buf.toString('utf8', l.start, l.end), true, false) : st.addEngineLine(l.event, l.missingId)));
       st.endInput();
       st.finishPending();
     },

@@ -4,7 +4,9 @@
  * Request and response bodies never reach the file: only the fields in SCHEMA (and item counts). */
 
 import { createHash } from 'node:crypto';
-import { createReadStream, promises as fsp } from 'node:fs';
+import { closeSync, createReadStream, openSync, promises as fsp, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { ScanState, resourceKeyOf, type RequestRow } from '../analyze/scan-state.js';
 import type { EtcdRead } from '../analyze/etcd-reads.js';
@@ -80,7 +82,7 @@ export class Store {
   private constructor(
     readonly db: DuckDBInstance,
     readonly con: DuckDBConnection,
-    private readonly mod: DuckModule,
+    readonly mod: DuckModule,
   ) {}
 
   /** Opens (creating if needed) a store file and checks its schema version. */
@@ -90,7 +92,8 @@ export class Store {
     // per GB of audit log, measured), so the limit is generous; load bigger inputs in pieces.
     let db: DuckDBInstance;
     try {
-      db = await mod.DuckDBInstance.create(path, { memory_limit: '4GB', threads: '2', preserve_insertion_order: 'false' });
+      // A bounded memory: past it DuckDB spills to <path>.tmp, so loading tens of GB needs disk, not RAM.
+      db = await mod.DuckDBInstance.create(path, { memory_limit: '384MB', threads: '2', preserve_insertion_order: 'false' });
     } catch (err) {
       throw new InputError(`${path}: cannot open as a DuckDB store (${(err as Error).message.split('\n')[0]})`);
     }
@@ -189,54 +192,93 @@ function appendNullable(a: DuckDBAppender, kind: 'varchar' | 'int' | 'double' | 
   }
 }
 
-/** Appends a request row; columns in SCHEMA order. */
-export function appendRequest(store: Store, a: DuckDBAppender, inputId: string, inputName: string, r: RequestRow): void {
+/** The columns of a staged request row (SCHEMA's requests, times as epoch ms), for read_json. */
+const STAGE_COLUMNS: ReadonlyArray<[string, string]> = [
+  ['audit_id', 'VARCHAR'], ['input_id', 'VARCHAR'], ['input', 'VARCHAR'], ['received_ms', 'DOUBLE'], ['stage_ms', 'DOUBLE'], ['latency_ms', 'DOUBLE'],
+  ['stage', 'VARCHAR'], ['level', 'VARCHAR'], ['verb', 'VARCHAR'], ['username', 'VARCHAR'], ['user_pattern', 'VARCHAR'], ['user_agent', 'VARCHAR'],
+  ['api_group', 'VARCHAR'], ['resource', 'VARCHAR'], ['resource_key', 'VARCHAR'], ['namespace', 'VARCHAR'], ['name', 'VARCHAR'], ['subresource', 'VARCHAR'],
+  ['request_uri', 'VARCHAR'], ['field_selector', 'VARCHAR'], ['label_selector', 'VARCHAR'], ['selector_shape', 'VARCHAR'],
+  ['single_name', 'BOOLEAN'], ['single_namespace', 'BOOLEAN'],
+  ['resource_version', 'VARCHAR'], ['rv_match', 'VARCHAR'], ['limit', 'INTEGER'], ['has_continue', 'BOOLEAN'], ['watch', 'BOOLEAN'], ['send_initial_events', 'BOOLEAN'],
+  ['signature', 'VARCHAR'], ['code', 'INTEGER'], ['node', 'VARCHAR'], ['returned_items', 'INTEGER'], ['remaining_items', 'BIGINT'],
+];
+
+/** SELECT list that turns staged rows into SCHEMA's requests columns. */
+const STAGE_SELECT = STAGE_COLUMNS.map(([c]) =>
+  c === 'received_ms' ? 'CASE WHEN received_ms IS NULL THEN NULL ELSE make_timestamp(CAST(round(received_ms * 1000) AS BIGINT)) END' : c === 'stage_ms' ? 'CASE WHEN stage_ms IS NULL THEN NULL ELSE make_timestamp(CAST(round(stage_ms * 1000) AS BIGINT)) END' : `"${c}"`,
+).join(', ') + ', NULL, NULL';
+
+/** A request's row as one NDJSON line for the staging file: columns of STAGE_COLUMNS, strings redacted. */
+export function requestRowJson(inputId: string, inputName: string, r: RequestRow): string {
   const e = r.e;
   const q = r.query;
   const sel = r.selector;
-  const ts = (ms: number | null) => {
-    const v = store.ts(ms);
-    if (v === null) a.appendNull();
-    else a.appendTimestamp(v as never);
-  };
-  appendNullable(a, 'varchar', e.auditID);
-  appendNullable(a, 'varchar', inputId);
-  appendNullable(a, 'varchar', inputName);
-  ts(e.receivedMs);
-  ts(e.stageMs);
-  appendNullable(a, 'double', e.receivedMs !== null && e.stageMs !== null ? e.stageMs - e.receivedMs : null);
-  appendNullable(a, 'varchar', e.stage);
-  appendNullable(a, 'varchar', e.level);
-  appendNullable(a, 'varchar', e.verb);
-  appendNullable(a, 'varchar', e.username);
-  appendNullable(a, 'varchar', userPattern(e.username));
-  appendNullable(a, 'varchar', e.userAgent);
-  appendNullable(a, 'varchar', r.apiGroup);
-  appendNullable(a, 'varchar', r.resource);
-  appendNullable(a, 'varchar', r.resource ? resourceKeyOf(r.apiGroup, r.resource) : null);
-  appendNullable(a, 'varchar', r.namespace);
-  appendNullable(a, 'varchar', e.name);
-  appendNullable(a, 'varchar', e.subresource);
-  appendNullable(a, 'varchar', e.requestURI);
-  appendNullable(a, 'varchar', q?.fieldSelector ?? null);
-  appendNullable(a, 'varchar', q?.labelSelector ?? null);
-  appendNullable(a, 'varchar', sel?.shape ?? (q ? '' : null));
-  appendNullable(a, 'bool', sel ? sel.singleName !== null : null);
-  appendNullable(a, 'bool', sel ? sel.singleNamespace !== null : null);
-  appendNullable(a, 'varchar', q?.resourceVersion ?? null);
-  appendNullable(a, 'varchar', q?.resourceVersionMatch ?? null);
-  appendNullable(a, 'int', q ? q.limit : null);
-  appendNullable(a, 'bool', q ? q.continueToken : null);
-  appendNullable(a, 'bool', q ? q.watch : null);
-  appendNullable(a, 'bool', q ? q.sendInitialEvents : null);
-  appendNullable(a, 'varchar', q ? (e.queryKnown === false ? UNKNOWN_SIGNATURE : signatureOf(q)) : null);
-  appendNullable(a, 'int', e.code);
-  appendNullable(a, 'varchar', r.node);
-  appendNullable(a, 'int', e.returnedItems);
-  appendNullable(a, 'bigint', e.remainingItems);
-  a.appendNull(); // served_from: set when the load ends (the version may come from the same log)
-  a.appendNull(); // served_reason
-  a.endRow();
+  const v = (x: string | null | undefined): string | null => (x === null || x === undefined ? null : redactSecrets(x));
+  return JSON.stringify({
+    audit_id: v(e.auditID),
+    input_id: inputId,
+    input: v(inputName),
+    received_ms: e.receivedMs,
+    stage_ms: e.stageMs,
+    latency_ms: e.receivedMs !== null && e.stageMs !== null ? e.stageMs - e.receivedMs : null,
+    stage: e.stage,
+    level: v(e.level),
+    verb: v(e.verb),
+    username: v(e.username),
+    user_pattern: v(userPattern(e.username)),
+    user_agent: v(e.userAgent),
+    api_group: v(r.apiGroup),
+    resource: v(r.resource),
+    resource_key: r.resource ? v(resourceKeyOf(r.apiGroup, r.resource)) : null,
+    namespace: v(r.namespace),
+    name: v(e.name),
+    subresource: v(e.subresource),
+    request_uri: v(e.requestURI),
+    field_selector: v(q?.fieldSelector),
+    label_selector: v(q?.labelSelector),
+    selector_shape: v(sel?.shape ?? (q ? '' : null)),
+    single_name: sel ? sel.singleName !== null : null,
+    single_namespace: sel ? sel.singleNamespace !== null : null,
+    resource_version: v(q?.resourceVersion),
+    rv_match: v(q?.resourceVersionMatch),
+    limit: q ? q.limit : null,
+    has_continue: q ? q.continueToken : null,
+    watch: q ? q.watch : null,
+    send_initial_events: q ? q.sendInitialEvents : null,
+    signature: q ? (e.queryKnown === false ? UNKNOWN_SIGNATURE : signatureOf(q)) : null,
+    code: e.code,
+    node: v(r.node),
+    returned_items: e.returnedItems,
+    remaining_items: e.remainingItems,
+  });
+}
+
+/** Rows written to a staging file in 1 MB writes; DuckDB reads the file with read_json (its own fast reader). */
+class StageFile {
+  private readonly fd: number;
+  private parts: string[] = [];
+  private size = 0;
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'w');
+  }
+  add(line: string): void {
+    this.parts.push(line);
+    this.size += line.length + 1;
+    if (this.size >= 1 << 20) this.flush();
+  }
+  flush(): void {
+    if (this.parts.length === 0) return;
+    writeSync(this.fd, this.parts.join('\n') + '\n');
+    this.parts = [];
+    this.size = 0;
+  }
+  private closed = false;
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.flush();
+    closeSync(this.fd);
+  }
 }
 
 /** Appends a finished etcd read. */
@@ -325,14 +367,17 @@ export async function loadSource(
     // disk; an interrupted load leaves only a staging table behind, which the next load replaces.
     await store.con.run('CREATE OR REPLACE TABLE stage_requests AS SELECT * FROM requests LIMIT 0');
     await store.con.run('CREATE OR REPLACE TABLE stage_etcd AS SELECT * FROM etcd_ranges LIMIT 0');
-    const ra = await store.con.createAppender('stage_requests');
     const ea = await store.con.createAppender('stage_etcd');
+    // Requests go through a staging file that DuckDB reads with read_json: its own reader, a vector at a time,
+    // instead of one appender call per value (about 1.5 µs each, 37 per request).
+    const stagePath = join(tmpdir(), `audit-scan-stage-${process.pid}-${Date.now()}.ndjson`);
+    const stage = new StageFile(stagePath);
     const state = new ScanState(etcdPrefix, null);
     let requests = 0;
     let etcdReads = 0;
     state.setSink({
       request: (r) => {
-        appendRequest(store, ra, id, src.name, r);
+        stage.add(requestRowJson(id, src.name, r));
         requests++;
       },
       etcdRead: (r) => {
@@ -340,9 +385,16 @@ export async function loadSource(
         etcdReads++;
       },
     });
-    await read(state);
-    ra.closeSync();
-    ea.closeSync();
+    try {
+      await read(state);
+      stage.close();
+      ea.closeSync();
+      const cols = STAGE_COLUMNS.map(([c, t]) => `'${c}': '${t}'`).join(', ');
+      await store.con.run(`INSERT INTO stage_requests SELECT ${STAGE_SELECT} FROM read_json('${stagePath.replace(/'/g, "''")}', format = 'newline_delimited', columns = {${cols}})`);
+    } finally {
+      stage.close();
+      rmSync(stagePath, { force: true });
+    }
     await store.con.run('BEGIN TRANSACTION');
     inTransaction = true;
     await store.con.run(`INSERT INTO requests SELECT * FROM stage_requests s

@@ -12,6 +12,7 @@ import { SCAN_OPTIONS } from '../options.js';
 import { renderReport } from './scan.js';
 import { buildReport, formatCount } from '../../analyze/report.js';
 import { redactSecrets, safeText } from '../../render/text-safety.js';
+import { attachEngine } from '../../engine/engine.js';
 
 export const STORE_COMMANDS = new Set(['load', 'sql', 'export', 'scan']);
 
@@ -82,6 +83,8 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
         if (io.signal?.aborted) break;
         try {
           const r = await loadSource(store, src, async (state) => {
+            const note = attachEngine(state, cfg.engine);
+            if (note !== null) io.err(note + '\n');
             await readSources([src], state, { etcdPrefix: cfg.etcdPrefix, stdin: io.stdin, onSkip: null, threads: 1, signal: io.signal });
             // A cut input is not committed: an input is in the store whole or not at all.
             if (io.signal?.aborted) throw new InterruptedError(`${src.name}: interrupted; not loaded (inputs loaded before it are kept)`);
