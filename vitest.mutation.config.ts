@@ -10,7 +10,9 @@ export default defineConfig({
     testTimeout: 60_000,
     // Capacity tests (100k-item documents, 250k open requests) check bounds, not rules, and take seconds each:
     // AUDIT_SCAN_MUTATION makes them skip here, so a mutant costs what the rule tests cost.
-    env: { TZ: 'UTC', NO_COLOR: '1', AUDIT_SCAN_MUTATION: '1' },
+    // AUDIT_SCAN_ENGINE=js: every line through the JavaScript path, whose code is what Stryker mutates (the
+    // engine is WebAssembly, and test/engine.test.ts holds it to that path).
+    env: { TZ: 'UTC', NO_COLOR: '1', AUDIT_SCAN_MUTATION: '1', AUDIT_SCAN_ENGINE: 'js' },
     chaiConfig: { truncateThreshold: 0 },
   },
 });

@@ -12,7 +12,7 @@ import { normalizeAuditEvent } from '../src/model/audit-event.js';
 import { parseRequestUri } from '../src/model/request-uri.js';
 
 async function both(args: string[], stdin: Buffer | null = null): Promise<{ wasm: string; js: string; wasmErr: string; jsErr: string }> {
-  const w = await runCli(['-o', 'json', '-j', '1', '--syslog-year', '2026', ...args], stdin);
+  const w = await runCli(['-o', 'json', '-j', '1', '--syslog-year', '2026', '--engine', 'wasm', ...args], stdin);
   const j = await runCli(['-o', 'json', '-j', '1', '--syslog-year', '2026', '--engine', 'js', ...args], stdin);
   expect(w.code).toBe(j.code);
   return { wasm: w.stdout, js: j.stdout, wasmErr: w.stderr, jsErr: j.stderr };
@@ -70,7 +70,7 @@ describe('the engine reads what the JavaScript path reads', () => {
   it('says per input how many lines it read and left to JavaScript, with --verbose', async () => {
     const f = join(dir, 'verbose.log');
     writeFileSync(f, escapeLines(3));
-    const r = await runCli(['-o', 'json', '--verbose', f]);
+    const r = await runCli(['-o', 'json', '--verbose', '--engine', 'wasm', f]);
     const m = /the engine read ([\d,]+) lines? and left ([\d,]+) to the JavaScript path/.exec(r.stderr);
     expect(m).not.toBeNull();
     const [read, left] = [Number(m![1]!.replace(/,/g, '')), Number(m![2]!.replace(/,/g, ''))];

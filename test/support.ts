@@ -21,7 +21,11 @@ export async function runCli(args: string[], stdinText: string | Buffer | null =
   const stderr = new Sink();
   const stdin = stdinText === null ? new PassThrough() : Readable.from([Buffer.from(stdinText)]);
   if (stdinText === null) (stdin as PassThrough).end();
-  const code = await run(args, { stdin, stdout, stderr, stdinIsTTY: opts.stdinIsTTY ?? false, stdoutIsTTY: false, columns: undefined, env: { NO_COLOR: '1', TZ: 'UTC' } });
+  // AUDIT_SCAN_ENGINE passes through: the mutation run reads every line in JavaScript, so the JavaScript path's
+  // mutants meet every test (npm run test:mutation; vitest.mutation.config.ts).
+  const env: Record<string, string> = { NO_COLOR: '1', TZ: 'UTC' };
+  if (process.env.AUDIT_SCAN_ENGINE !== undefined) env.AUDIT_SCAN_ENGINE = process.env.AUDIT_SCAN_ENGINE;
+  const code = await run(args, { stdin, stdout, stderr, stdinIsTTY: opts.stdinIsTTY ?? false, stdoutIsTTY: false, columns: undefined, env });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
