@@ -26,15 +26,17 @@ if (!existsSync(log)) spawnSync(process.execPath, [join(here, 'generate.mjs'), l
 const one = join(dir, 'audit-one-line.log');
 writeFileSync(one, spawnSync('head', ['-n', '1', log]).stdout);
 
-function instructions(file) {
-  const r = spawnSync('valgrind', ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null', '--smc-check=all-non-file', process.execPath, join(root, 'bin', 'audit-scan.js'), '-j', '1', '-o', 'json', file], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+function instructions(file, engine) {
+  const r = spawnSync('valgrind', ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null', '--smc-check=all-non-file', process.execPath, join(root, 'bin', 'audit-scan.js'), '-j', '1', '--engine', engine, '-o', 'json', file], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
   const m = /I\s+refs:\s+([\d,]+)/.exec(r.stderr);
   if (!m) throw new Error(`no instruction count from valgrind:\n${r.stderr.slice(-2000)}`);
   return Number(m[1].replace(/,/g, ''));
 }
 
-const base = instructions(one);
-const full = instructions(log);
 const lines = Number(spawnSync('wc', ['-l', log], { encoding: 'utf8' }).stdout.trim().split(/\s+/)[0]);
-console.log(`start-up and report: ${(base / 1e9).toFixed(3)} G instructions`);
-console.log(`scan of ${sizeMb} MB (${lines} lines): ${((full - base) / 1e9).toFixed(3)} G instructions, ${Math.round((full - base) / lines)} per line`);
+// The compiled engine (the default) and the JavaScript path alone.
+for (const engine of ['wasm', 'js']) {
+  const base = instructions(one, engine);
+  const full = instructions(log, engine);
+  console.log(`--engine ${engine}: start-up and report ${(base / 1e9).toFixed(3)} G instructions; scan of ${sizeMb} MB (${lines} lines) ${((full - base) / 1e9).toFixed(3)} G, ${Math.round((full - base) / lines)} per line`);
+}
