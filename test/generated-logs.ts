@@ -122,8 +122,17 @@ export function escapeLines(seed: number): Buffer {
       responseStatus: often([{ metadata: {}, code: 200 }, { code: 429 }, { code: 200.5 }, { code: 2e2 }, { code: '200' }, { code: -1 }, {}, undefined, null]),
       requestReceivedTimestamp: often(times),
       stageTimestamp: often(times),
-      annotations: r() < 0.1 ? { big: 'x'.repeat(17_000 + Math.floor(r() * 100)) } : { 'authorization.k8s.io/decision': 'allow' },
+      annotations: undefined as unknown,
     };
+    // one draw, as before this branch existed: a huge annotation, the latency annotations of a request over 500 ms
+    // (the engine hands such lines to JavaScript), or the common decision annotation
+    const a = r();
+    e.annotations =
+      a < 0.1
+        ? { big: 'x'.repeat(17_000 + Math.floor(r() * 100)) }
+        : a < 0.2
+          ? { 'authorization.k8s.io/decision': 'allow', 'apiserver.latency.k8s.io/etcd': '512.3ms', 'apiserver.latency.k8s.io/apf-queue-wait': `${Math.floor(a * 1000)}us`, 'apiserver.latency.k8s.io/total': '1.2s' }
+          : { 'authorization.k8s.io/decision': 'allow' };
     if (r() < 0.05) delete e.stageTimestamp;
     if (r() < 0.05) delete e.requestReceivedTimestamp;
     if (r() < 0.03) e.timestamp = '2026-11-30T10:00:01Z';

@@ -2,10 +2,11 @@
  * memory grows with the number of groups, never with the number of events. Verdicts (cache or etcd) are taken
  * at the end from per-group query signatures, because the Kubernetes version is only known then. */
 
-import type { AuditEvent } from '../model/audit-event.js';
+import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
 import type { ListQuery } from '../model/request-uri.js';
 import type { SelectorInfo } from '../model/selector.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
+import { latencyAdd, latencyMerge, newLatency, type LatencySketch } from './latency.js';
 
 /** Most namespaces (or nodes) a group remembers by name; past that only the count of the overflow grows. */
 export const MAX_SET_PER_GROUP = 100_000;
@@ -37,6 +38,15 @@ export interface ReadGroup {
   codes: Map<string, number>;
   /** requests over time (requestReceivedTimestamp) */
   series: TimeSeries;
+  /** stageTimestamp − requestReceivedTimestamp of the final stage */
+  latency: LatencySketch;
+  /** the apiserver.latency.k8s.io/etcd and /apf-queue-wait annotations, where the events carry them */
+  etcdLatency: LatencySketch;
+  apfWait: LatencySketch;
+  /** one request of the group, for evidence: the earliest received (ties: the smallest URI), whatever the
+   * thread count */
+  sampleUri: string;
+  sampleMs: number;
 }
 
 /** Most time buckets one group keeps before its series coarsens. */
@@ -185,6 +195,11 @@ export class ReadGroups {
         returnedMax: 0,
         codes: new Map(),
         series: new TimeSeries(this.seriesWidthMs, GROUP_SERIES_BUCKETS),
+        latency: newLatency(),
+        etcdLatency: newLatency(),
+        apfWait: newLatency(),
+        sampleUri: e.requestURI,
+        sampleMs: e.receivedMs ?? Infinity,
       };
       if (this.groups.size >= this.maxGroups) this.prune();
       this.groups.set(key, g);
@@ -211,6 +226,15 @@ export class ReadGroups {
     }
     const cc = codeClass(e.code);
     g.codes.set(cc, (g.codes.get(cc) ?? 0) + 1);
+    // only a final stage's time says how long the request took (a request seen only as RequestReceived would count 0)
+    if (e.stageMs !== null && e.receivedMs !== null && isTerminalStage(e.stage)) latencyAdd(g.latency, e.stageMs - e.receivedMs);
+    const at = e.receivedMs ?? Infinity;
+    if (at < g.sampleMs || (at === g.sampleMs && e.requestURI < g.sampleUri)) {
+      g.sampleMs = at;
+      g.sampleUri = e.requestURI;
+    }
+    if (e.etcdLatencyMs !== null) latencyAdd(g.etcdLatency, e.etcdLatencyMs);
+    if (e.apfQueueWaitMs !== null) latencyAdd(g.apfWait, e.apfQueueWaitMs);
   }
 
   /** Folds another ReadGroups (another worker's share of the input) into this one. */
@@ -238,6 +262,13 @@ export class ReadGroups {
       g.returnedN += o.returnedN;
       g.returnedMax = Math.max(g.returnedMax, o.returnedMax);
       for (const [c, n] of o.codes) g.codes.set(c, (g.codes.get(c) ?? 0) + n);
+      latencyMerge(g.latency, o.latency);
+      latencyMerge(g.etcdLatency, o.etcdLatency);
+      latencyMerge(g.apfWait, o.apfWait);
+      if (o.sampleMs < g.sampleMs || (o.sampleMs === g.sampleMs && o.sampleUri < g.sampleUri)) {
+        g.sampleMs = o.sampleMs;
+        g.sampleUri = o.sampleUri;
+      }
     }
     while (this.groups.size > this.maxGroups) this.prune();
     this.checkSeriesBudget();

@@ -287,6 +287,8 @@ export class LineEngine {
       tokenExpirationSeconds: null,
       leaseHolder: null,
       queryKnown: true,
+      etcdLatencyMs: null,
+      apfQueueWaitMs: null,
       query,
       selectorKey: (fs + 1) * 2 ** 21 + (ls + 1),
     };

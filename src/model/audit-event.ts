@@ -5,10 +5,11 @@
  *   userAgent → userAgent, objectRef.{resource,apiGroup,namespace,name,subresource} → same names
  *   (falling back to the parsed requestURI), responseStatus.code → code,
  *   requestReceivedTimestamp → receivedMs, stageTimestamp → stageMs (legacy `timestamp` as fallback),
- *   len(responseObject.items) → returnedItems, responseObject.metadata.remainingItemCount → remainingItems.
+ *   len(responseObject.items) → returnedItems, responseObject.metadata.remainingItemCount → remainingItems,
+ *   annotations["apiserver.latency.k8s.io/etcd" | ".../apf-queue-wait"] → etcdLatencyMs, apfQueueWaitMs.
  * Request and response bodies are never kept: only the item counts are taken from them. */
 
-import { parseTimestampMs } from '../parse/time.js';
+import { parseGoDurationMs, parseTimestampMs } from '../parse/time.js';
 import { QUERY_UNKNOWN } from '../parse/cloud-events.js';
 import { fail, ok, type ParseResult } from '../parse/result.js';
 import type { ListQuery } from './request-uri.js';
@@ -45,6 +46,11 @@ export interface AuditEvent {
   /** false when the event was rebuilt without its query string (GKE Cloud Logging): where it was served, and
    * what it read, cannot be known */
   queryKnown: boolean;
+  /** apiserver.latency.k8s.io/etcd: time spent in etcd (a sum over its etcd calls), in ms; the apiserver
+   * writes it only for requests over 500 ms (DOMAIN.md §3) */
+  etcdLatencyMs: number | null;
+  /** apiserver.latency.k8s.io/apf-queue-wait (1.31+): time queued by API Priority and Fairness, in ms */
+  apfQueueWaitMs: number | null;
   /** the list query, when the reader parsed it already (the engine); else it is parsed from requestURI */
   query?: ListQuery;
   /** a number naming the (fieldSelector, labelSelector) pair, when the reader has one: their description is
@@ -122,6 +128,14 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: () =
   }
   // The response's TTL wins over the request's (the apiserver may shorten it); bodies are rare, so no array here.
   const tokenExpirationSeconds = expirationSecondsOf(resp) ?? expirationSecondsOf(o.requestObject);
+  let etcdLatencyMs: number | null = null;
+  let apfQueueWaitMs: number | null = null;
+  const ann = o.annotations;
+  if (ann !== null && typeof ann === 'object') {
+    const a = ann as Record<string, unknown>;
+    etcdLatencyMs = parseGoDurationMs(a['apiserver.latency.k8s.io/etcd']);
+    apfQueueWaitMs = parseGoDurationMs(a['apiserver.latency.k8s.io/apf-queue-wait']);
+  }
   const stageMs = parseTimestampMs(o.stageTimestamp) ?? parseTimestampMs(o.timestamp);
   const resource = str(ref.resource);
   const namespace = str(ref.namespace);
@@ -154,5 +168,7 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: () =
     tokenExpirationSeconds,
     leaseHolder,
     queryKnown: o[QUERY_UNKNOWN] !== true,
+    etcdLatencyMs,
+    apfQueueWaitMs,
   });
 }

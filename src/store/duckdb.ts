@@ -476,6 +476,8 @@ export async function stateFromStore(store: Store, etcdPrefix: string | null, ma
       tokenExpirationSeconds: null,
       leaseHolder: null,
       queryKnown: r.signature !== UNKNOWN_SIGNATURE,
+      etcdLatencyMs: null,
+      apfQueueWaitMs: null,
     });
   }
   state.endInput(); // counts the segment's held head events; the "(store)" input is left out of the report

@@ -9,7 +9,7 @@ import { describeSelectors } from '../../src/model/selector.js';
 const Q = (q: Partial<ListQuery> = {}): ListQuery => ({ fieldSelector: null, labelSelector: null, resourceVersion: null, resourceVersionMatch: null, limit: 0, continueToken: false, watch: false, sendInitialEvents: false, ...q });
 const T = Date.UTC(2026, 10, 30, 12);
 function ev(f: Partial<AuditEvent> = {}): AuditEvent {
-  return { auditID: 'a', stage: 'ResponseComplete', level: 'Metadata', verb: 'list', requestURI: '/api/v1/pods', username: 'system:serviceaccount:v:v', userAgent: 'vector/1', nodeName: null, resource: 'pods', apiGroup: '', namespace: '', name: '', subresource: '', code: 200, receivedMs: T, stageMs: T + 5, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null, leaseHolder: null, queryKnown: true, ...f };
+  return { auditID: 'a', stage: 'ResponseComplete', level: 'Metadata', verb: 'list', requestURI: '/api/v1/pods', username: 'system:serviceaccount:v:v', userAgent: 'vector/1', nodeName: null, resource: 'pods', apiGroup: '', namespace: '', name: '', subresource: '', code: 200, receivedMs: T, stageMs: T + 5, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null, leaseHolder: null, queryKnown: true, etcdLatencyMs: null, apfQueueWaitMs: null, ...f };
 }
 const add = (g: ReadGroups, f: Partial<AuditEvent> = {}, q: Partial<ListQuery> = {}, ns = '', node: string | null = null) => {
   const e = ev(f);
@@ -80,6 +80,13 @@ describe('a group, field by field', () => {
       returnedMax: 30,
       codes: { '2xx': 2, '429': 1, '4xx': 3, '5xx': 2, none: 1, '302': 1, '199': 1, '300': 1 },
       series: undefined,
+      // final stage 5 ms after T: the request received at T and the 8 with the default time take 5 ms (bucket 50);
+      // the two received after their final stage (a clock step) count as 0; the one with no received time not at all
+      latency: { buckets: new Map([[0, 2], [50, 9]]), n: 11, min: 0, max: 5 },
+      etcdLatency: { buckets: new Map(), n: 0, min: Infinity, max: 0 },
+      apfWait: { buckets: new Map(), n: 0, min: Infinity, max: 0 },
+      sampleUri: '/api/v1/pods',
+      sampleMs: T,
     });
     expect(x.series.total()).toBe(11);
   });

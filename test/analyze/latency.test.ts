@@ -1,0 +1,86 @@
+// The latency sketch behind listGroups[].latencyMs, etcdLatencyMs and apfQueueWaitMs: buckets 0.1 ms wide below
+// 10 ms and 1% wider each above, percentiles by nearest rank held within the exact min and max.
+// Expected values worked out from the bucket rule: above 10 ms, bucket(ms) = 100 + floor(ln(ms/10) / ln 1.01),
+// and a bucket stands for 10 × 1.01^(bucket − 100 + 0.5).
+import { describe, expect, it } from 'vitest';
+import { bucketValue, latencyAdd, latencyBucket, latencyFigures, latencyMerge, newLatency } from '../../src/analyze/latency.js';
+
+describe('latencyBucket', () => {
+  it.each<[number, number]>([
+    [-5, 0], // a clock step back
+    [Number.NaN, 0],
+    [0, 0],
+    [0.05, 0],
+    [0.1, 1],
+    [0.29, 2],
+    [5, 50],
+    [9.99, 99],
+    [10, 100],
+    [20, 169], // ln 2 / ln 1.01 = 69.66
+    [50, 261], // ln 5 / ln 1.01 = 161.7
+    [1000, 562], // ln 100 / ln 1.01 = 462.8
+  ])('%s ms → bucket %i', (ms, b) => expect(latencyBucket(ms)).toBe(b));
+
+  it('a bucket stands for its lower edge below 10 ms and its geometric middle above', () => {
+    expect(bucketValue(50)).toBe(5);
+    expect(bucketValue(99)).toBe(9.9);
+    expect(bucketValue(169)).toBeCloseTo(19.968, 3);
+    expect(bucketValue(261)).toBeCloseTo(49.877, 3); // 10 × 1.01^161.5
+  });
+});
+
+describe('latencyFigures', () => {
+  it('nothing measured: null', () => expect(latencyFigures(newLatency())).toBeNull());
+
+  it('one request gives its own time for every percentile, however wide its bucket', () => {
+    const s = newLatency();
+    latencyAdd(s, 512.3);
+    expect(latencyFigures(s)).toEqual({ p50: 512.3, p90: 512.3, p99: 512.3, max: 512.3, n: 1 });
+  });
+
+  it('1..100 ms: the 50th, 90th and 99th values, within 1%, and the exact max', () => {
+    const s = newLatency();
+    for (let ms = 100; ms >= 1; ms--) latencyAdd(s, ms);
+    // ranks 50, 90, 99 hold 50, 90 and 99 ms: buckets 261, 320 and 330, which stand for 49.9, 89.7 and 99.1 ms
+    expect(latencyFigures(s)).toEqual({ p50: 49.9, p90: 89.7, p99: 99.1, max: 100, n: 100 });
+  });
+
+  it('below 10 ms the figures are exact to 0.1 ms: 9 × 2 ms and 1 × 8 ms', () => {
+    const s = newLatency();
+    for (let i = 0; i < 9; i++) latencyAdd(s, 2);
+    latencyAdd(s, 8);
+    // rank 5 → 2 ms; rank 9 → 2 ms; rank 10 (99% of 10, rounded up) → 8 ms
+    expect(latencyFigures(s)).toEqual({ p50: 2, p90: 2, p99: 8, max: 8, n: 10 });
+  });
+
+  it('a clock step back counts as 0 ms, and does not drag the min below it', () => {
+    const s = newLatency();
+    latencyAdd(s, -300);
+    latencyAdd(s, -1);
+    expect(latencyFigures(s)).toEqual({ p50: 0, p90: 0, p99: 0, max: 0, n: 2 });
+    expect(s.min).toBe(0);
+  });
+
+  it('merging two threads’ sketches gives what one thread would', () => {
+    const one = newLatency();
+    const a = newLatency();
+    const b = newLatency();
+    for (let i = 1; i <= 300; i++) {
+      const ms = (i * 37) % 1500;
+      latencyAdd(one, ms);
+      latencyAdd(i % 2 ? a : b, ms);
+    }
+    latencyMerge(a, b);
+    expect(a).toEqual(one);
+    expect(latencyFigures(a)).toEqual(latencyFigures(one));
+  });
+
+  it('memory follows the buckets met, not the requests: 100,000 requests of 1 ms to 1 s use 331 buckets', () => {
+    const s = newLatency();
+    for (let i = 0; i < 100_000; i++) latencyAdd(s, 1 + (i % 1000));
+    // whole ms only: 1–9 ms meet 9 of the 0.1 ms buckets; 10–99 ms one bucket each (1% of them is under 1 ms),
+    // 90; from 100 ms every bucket up to 1,000 ms's is met: 331 to 562, 232
+    expect(s.buckets.size).toBe(9 + 90 + 232);
+    expect(s.n).toBe(100_000);
+  });
+});
