@@ -7,6 +7,8 @@ import { querySignature, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, type ReadGroup
 import { NO_UA, resourceKeyOf, type InputStats, type ScanState } from './scan-state.js';
 import { mergeAgg, type EtcdAgg } from './etcd-reads.js';
 import { renderApfYaml } from './apf.js';
+import { latencyFigures, type LatencyFigures } from './latency.js';
+import { etcdEvidence, fixMovesToCache, incidentOf, methodOf, summaryOf, whatIf, whyOf, type Evidence, type IncidentEvent, type Method, type Summary, type WhatIf } from './postmortem.js';
 import { buildTimeline, findRestarts, findStorms, findTokenWaves, type RestartFinding, type StormFinding, type Timeline, type TokenFinding } from './time-analysis.js';
 import type { Redactor } from './redact.js';
 import { formatKubeVersion, inferKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
@@ -70,6 +72,12 @@ export interface GroupReport {
   codes: Record<string, number>;
   firstSeen: string | null;
   lastSeen: string | null;
+  /** stageTimestamp − requestReceivedTimestamp of the final stage: p50, p90, p99 (within 1%), the max, the count */
+  latencyMs: LatencyFigures | null;
+  /** the apiserver.latency.k8s.io/etcd annotation, over the requests that carry it (those over 500 ms) */
+  etcdLatencyMs: LatencyFigures | null;
+  /** apiserver.latency.k8s.io/apf-queue-wait (1.31+), over the requests that carry it */
+  apfQueueWaitMs: LatencyFigures | null;
 }
 
 export interface EtcdRangeReport {
@@ -105,6 +113,12 @@ export interface Finding {
   bytesReadTotal?: number | null;
   estimated?: boolean;
   apf?: string | null;
+  /** why it matters, from how the apiserver works */
+  why?: string;
+  /** one of its requests, and the etcd reads of its range */
+  evidence?: Evidence;
+  /** what its fix would change, computed from this log; null when the fix is not a move to the watch cache */
+  whatIf?: WhatIf | null;
 }
 
 /** Any finding in findings[]. */
@@ -122,6 +136,23 @@ export function describeEtcdPrefix(given: string | null, seen: ReadonlyMap<strin
 
 /** The APF manifests of a finding, if it has them. */
 export const apfOf = (f: AnyFinding): string | null => ('apf' in f ? (f.apf ?? null) : null);
+
+/** The one rule, for every format, of which findings' APF manifests are shown: a client worth queueing, at
+ * medium severity or above. */
+export const apfWarranted = (f: AnyFinding): string | null => (f.severity === 'critical' || f.severity === 'high' || f.severity === 'medium' ? apfOf(f) : null);
+
+/** The files --apf-out writes: one per finding that warrants manifests, named by its place and client
+ * ("1-vector.yaml"), each a FlowSchema and PriorityLevelConfiguration for `kubectl apply -f`. */
+export function apfFiles(r: Pick<ScanReport, 'findings'>): Array<{ file: string; yaml: string }> {
+  const out: Array<{ file: string; yaml: string }> = [];
+  r.findings.forEach((f, i) => {
+    const yaml = apfWarranted(f);
+    if (yaml === null) return;
+    const who = ('client' in f && typeof f.client === 'string' ? f.client : f.kind).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'client';
+    out.push({ file: `${i + 1}-${who}.yaml`, yaml: yaml.endsWith('\n') ? yaml : yaml + '\n' });
+  });
+  return out;
+}
 
 export interface ScanReport {
   schemaVersion: 1;
@@ -170,6 +201,14 @@ export interface ScanReport {
   topUserAgents: Array<{ userAgent: string; requests: number }>;
   findings: AnyFinding[];
   timeline: Timeline;
+  /** what to read first: the audit window, the peak rate, the offending clients with their fix, what etcd read */
+  summary: Summary;
+  /** restarts, gaps, storms and token waves, in time order */
+  incident: IncidentEvent[];
+  /** every proposed fix at once */
+  whatIf: WhatIf;
+  /** which figures are measured and which estimated, and the Kubernetes version assumed */
+  method: Method;
 }
 
 const toObj = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
@@ -307,11 +346,35 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
       })),
     findings: [],
     timeline: { bucketSeconds: state.timeOptions.bucketMs / 1000, series: [] },
+    summary: { window: { start: null, end: null, seconds: null }, peakRequestsPerSecond: null, offenders: [], objectsRead: null, objectsReturned: null, bytesRead: null },
+    incident: [],
+    whatIf: { etcdRequests: { before: null, after: null }, objectsRead: { before: null, after: null }, bytesRead: { before: null, after: null }, peakEtcdRequestsPerSecond: { before: null, after: null } },
+    method: { measured: [], estimated: [], kubernetes: '' },
   };
   const rank: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
   const token = findTokenWaves(state);
-  report.findings = [...buildFindings(report, lists, gets, etcdRanges, assumed.version), ...findStorms(state, index), ...(token ? [token] : []), ...findRestarts(state)];
+  const groupOf = new Map<Finding, GroupReport>();
+  report.findings = [...buildFindings(report, lists, gets, etcdRanges, assumed.version, groupOf), ...findStorms(state, index), ...(token ? [token] : []), ...findRestarts(state)];
   report.findings.sort((a, b) => rank[a.severity]! - rank[b.severity]!);
+  // The postmortem parts: why, evidence and what-if per finding; the summary, the incident, every fix at once.
+  const rawOfReport = new Map([...index.values()].map((v) => [v.report, v] as const));
+  const reads = [...index.values()];
+  const fixed: typeof reads = [];
+  for (const f of report.findings) {
+    const g = 'client' in f ? groupOf.get(f as Finding) : undefined;
+    f.why = whyOf(f, g);
+    if (g === undefined) continue;
+    const cf = f as Finding;
+    cf.evidence = { sampleRequestURI: o.redactor ? null : rawOfReport.get(g)!.raw.sampleUri, etcd: g.verb === 'list' ? etcdEvidence(g, etcdRanges) : null };
+    if (fixMovesToCache(g.reasons)) {
+      cf.whatIf = whatIf(reads, [rawOfReport.get(g)!]);
+      fixed.push(rawOfReport.get(g)!);
+    } else cf.whatIf = null;
+  }
+  report.whatIf = whatIf(reads, fixed);
+  report.summary = summaryOf(report.findings, lists, state.time.all, { count: formatCount, bytes: formatBytes, singular });
+  report.incident = incidentOf(report.findings, formatCount);
+  report.method = methodOf(lists, report.kubernetes);
   const rawOf = new Map([...index.values()].map((v) => [v.report, v.raw]));
   report.timeline = buildTimeline(
     state,
@@ -382,6 +445,9 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
     codes: toObj(g.codes),
     firstSeen: formatTimestamp(g.firstMs),
     lastSeen: formatTimestamp(g.lastMs),
+    latencyMs: latencyFigures(g.latency),
+    etcdLatencyMs: latencyFigures(g.etcdLatency),
+    apfQueueWaitMs: latencyFigures(g.apfWait),
   };
   if (g.verb !== 'list' || etcd === 0 || etcdScope === null) return base;
   amplify(base, g, etcdScope, aggs, state, clusterNodes, o);
@@ -577,7 +643,7 @@ export function severityOf(g: GroupReport, totalRequests: number): Finding['seve
   return 'low';
 }
 
-function buildFindings(report: ScanReport, lists: GroupReport[], gets: GroupReport[], etcdRanges: EtcdRangeReport[], v: KubeVersion): Finding[] {
+function buildFindings(report: ScanReport, lists: GroupReport[], gets: GroupReport[], etcdRanges: EtcdRangeReport[], v: KubeVersion, groupOf: Map<Finding, GroupReport>): Finding[] {
   const out: Finding[] = [];
   const etcdLists = lists.filter((g) => g.servedFrom.etcd > 0);
   const etcdListTotal = etcdLists.reduce((s, g) => s + g.servedFrom.etcd, 0);
@@ -597,7 +663,7 @@ function buildFindings(report: ScanReport, lists: GroupReport[], gets: GroupRepo
     } else {
       summary += '; the etcd log does not show how much each read (pass the etcd log or --objects).';
     }
-    out.push({
+    const finding: Finding = {
       kind: g.amplification !== null && g.amplification >= 2 ? 'etcd-list-amplification' : 'list-from-etcd',
       severity: severityOf(g, report.totals.requests),
       summary,
@@ -616,12 +682,14 @@ function buildFindings(report: ScanReport, lists: GroupReport[], gets: GroupRepo
         { username: g.username, apiGroup: g.apiGroup, resource: g.resource, verbs: ['list'], clusterScope: g.namespace === null, namespaced: g.namespace !== null },
         v,
       ),
-    });
+    };
+    out.push(finding);
+    groupOf.set(finding, g);
   }
   for (const g of gets.slice(0, 5)) {
     if (g.servedFrom.etcd < 1000) continue;
     const client = clientName(g.userAgent, g.username);
-    out.push({
+    const finding: Finding = {
       kind: 'get-from-etcd',
       severity: g.servedFrom.etcd >= report.totals.requests * 0.1 ? 'medium' : 'low',
       summary: `${client} (${g.username}) sent ${formatCount(g.servedFrom.etcd)} ${singular(g.resource)} gets without resourceVersion; each is a quorum read of one etcd key.`,
@@ -634,7 +702,9 @@ function buildFindings(report: ScanReport, lists: GroupReport[], gets: GroupRepo
       etcdRequests: g.servedFrom.etcd,
       nodes: g.nodes,
       apf: null,
-    });
+    };
+    out.push(finding);
+    groupOf.set(finding, g);
   }
   if (report.listGroups.length === 0 && etcdRanges.length > 0) {
     const r = etcdRanges.find((x) => x.internal === null);

@@ -41,6 +41,8 @@ export interface RestartFinding {
   watchesClosedBefore: number;
   /** what says the apiserver restarted: 'relist burst after', 'watches ended before', 'identity lease created', 'identity lease taken over' */
   signs: string[];
+  /** why it matters, from how the apiserver works (postmortem.ts) */
+  why?: string;
 }
 
 export interface StormClient {
@@ -67,6 +69,8 @@ export interface StormFinding {
   beganBeforeLog: boolean;
   endedAfterLog: boolean;
   sparkline: number[];
+  /** why it matters, from how the apiserver works (postmortem.ts) */
+  why?: string;
 }
 
 export interface Wave {
@@ -92,6 +96,8 @@ export interface TokenFinding {
   namespaces: string[];
   jitter: { currentSeconds: number; predictedPeakPerSecond: number; proposedSeconds: number; predictedPeakWithProposed: number; peakReduction: number } | null;
   sparkline: number[];
+  /** why it matters, from how the apiserver works (postmortem.ts) */
+  why?: string;
 }
 
 export interface Timeline {

@@ -8,6 +8,10 @@ import { auditLine, runCli } from '../support.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12);
 const at = (ms: number) => new Date(T0 + ms).toISOString();
+// why each kind of finding hurts, as the report says it (src/analyze/postmortem.ts whyOf)
+const WHY_RESTART = 'After an apiserver restart every client relists: informers with resourceVersion=0 are served by the watch cache once it is ready; clients that list without resourceVersion all read etcd at once.';
+const WHY_GAP = 'While the audit stream is silent, nothing in it says what the control plane did: a restart, dropped audit events, or an idle apiserver.';
+const WHY_STORM = 'Many lists of one resource at once: each read from etcd reads the whole key prefix, each served from the watch cache costs apiserver CPU and memory to copy and encode.';
 let seq = 0;
 /** `n` requests spread evenly over [fromMs, toMs). */
 function spread(n: number, fromMs: number, toMs: number, f: Record<string, unknown>): string[] {
@@ -56,6 +60,7 @@ describe('gaps and restarts, sentence by sentence', () => {
         listsInMinuteAfter: 0,
         watchesClosedBefore: 0,
         signs: [],
+        why: WHY_GAP,
       },
     ]);
   });
@@ -86,6 +91,7 @@ describe('gaps and restarts, sentence by sentence', () => {
       listsInMinuteAfter: 0,
       watchesClosedBefore: 5,
       signs: ['watches ended before'],
+      why: WHY_RESTART,
     });
     // a watch that ended 11.9 s before the pause is not counted (the window is 10 s, in whole 1 s buckets)
     const early = [0, 1, 2, 3, 4].map((i) => watchEnd(i === 0 ? 28_000 : 39_500, i));
@@ -133,6 +139,7 @@ describe('gaps and restarts, sentence by sentence', () => {
         listsInMinuteAfter: 0,
         watchesClosedBefore: 0,
         signs: ['identity lease taken over'],
+        why: WHY_RESTART,
       },
       expect.objectContaining({ start: at(121_000), signs: ['identity lease taken over'] }),
     ]);
@@ -176,6 +183,7 @@ describe('list storms, sentence by sentence', () => {
       endedAfterLog: false,
       // the storm's 3 buckets with 10 either side
       sparkline: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 20, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+      why: WHY_STORM,
     });
   });
 

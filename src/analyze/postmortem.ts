@@ -1,0 +1,236 @@
+/*! What a postmortem needs beyond the counts (issue 13): why each finding hurts (the apiserver fact behind it),
+ * its evidence, the what-if of its fix computed from the log, a summary to read first, the incident's timeline,
+ * and how each figure was obtained. Works on the report and the raw groups; reads nothing again. */
+
+import type { ReadGroup } from './read-groups.js';
+import type { AnyFinding, EtcdRangeReport, Finding, GroupReport } from './report.js';
+import type { RestartFinding, StormFinding, TokenFinding } from './time-analysis.js';
+import { TimeSeries } from './time-series.js';
+
+/** Before and after a fix, where the log says. */
+export interface BeforeAfter {
+  before: number | null;
+  after: number | null;
+}
+
+/** What applying a fix would change, from this log: the fixed clients' etcd-served reads go to the watch cache. */
+export interface WhatIf {
+  etcdRequests: BeforeAfter;
+  objectsRead: BeforeAfter;
+  bytesRead: BeforeAfter;
+  peakEtcdRequestsPerSecond: BeforeAfter;
+}
+
+/** Reasons a read went to etcd that the proposed fix (resourceVersion=0, NotOlderThan, an informer) moves to the
+ * watch cache. The others (no watch cache for the resource) need another fix, whose effect the log cannot say. */
+export function fixMovesToCache(reasons: Record<string, number>): boolean {
+  const top = Object.keys(reasons)[0] ?? '';
+  return top.length > 0 && !top.startsWith('events:') && !top.startsWith('watch cache disabled');
+}
+
+/** The apiserver fact behind a read going to etcd (DOMAIN.md §1), for the group's most frequent reason. */
+export function whyOfReason(reason: string, resource: string): string {
+  if (reason.startsWith('events:') || reason.startsWith('watch cache disabled')) return `${resource} have no watch cache (events#0 in --watch-cache-sizes by default), so every list is read from etcd, which reads every object under the key prefix.`;
+  if (reason.startsWith('get without')) return 'A get without resourceVersion is a quorum read of one etcd key: the watch cache serves a get only when resourceVersion is set.';
+  if (reason.startsWith('watch without')) return 'On 1.27.0–1.27.12, 1.28.0–1.28.8 and 1.29.0–1.29.3 a watch without resourceVersion is served by etcd, which first reads the whole key prefix.';
+  if (reason.startsWith('continue')) return 'Before 1.34, every page after the first (a continue token) is read from etcd: a range read from the token\u2019s key to the end of the prefix.';
+  if (reason.includes('Exact') || reason.startsWith('limit with') || reason.startsWith('unsupported') || reason.startsWith('resourceVersionMatch=')) return 'A read at an exact resourceVersion cannot come from the watch cache (before 1.34): etcd serves it.';
+  return 'A list without resourceVersion asks for the newest data, which the apiserver reads from etcd (from 1.31 the watch cache serves it only with ConsistentListFromCache and an etcd with progress notify, 3.4.31+ or 3.5.13+); etcd knows nothing of selectors, so it reads every object under the prefix and the apiserver filters them after.';
+}
+
+/** Why a finding matters. */
+export function whyOf(f: AnyFinding, g: GroupReport | undefined): string {
+  switch (f.kind) {
+    case 'apiserver-restart':
+      return 'After an apiserver restart every client relists: informers with resourceVersion=0 are served by the watch cache once it is ready; clients that list without resourceVersion all read etcd at once.';
+    case 'audit-gap':
+      return 'While the audit stream is silent, nothing in it says what the control plane did: a restart, dropped audit events, or an idle apiserver.';
+    case 'list-storm':
+      return 'Many lists of one resource at once: each read from etcd reads the whole key prefix, each served from the watch cache costs apiserver CPU and memory to copy and encode.';
+    case 'token-refresh-storm':
+      return 'The kubelet refreshes a projected service-account token at 80% of its TTL with at most 10 s of jitter, so pods started together call TokenRequest together, every TTL × 0.8, for as long as they run.';
+    case 'etcd-slow-ranges':
+      return 'etcd logs a read that takes longer than 100 ms; a list reads every key under its prefix, however few objects it returns.';
+    default: {
+      const top = g ? (Object.keys(g.reasons)[0] ?? '') : '';
+      return whyOfReason(top, g?.resource ?? 'objects');
+    }
+  }
+}
+
+/** Per-bucket counts of etcd-served requests: each group's requests times its share served from etcd. */
+function etcdSeries(groups: Array<{ raw: ReadGroup; report: GroupReport }>, skip: Set<ReadGroup>): { peak: number; widthMs: number } {
+  let widthMs = 1000;
+  for (const { raw } of groups) widthMs = Math.max(widthMs, raw.series.widthMs);
+  const sum = new Map<number, number>();
+  for (const { raw, report } of groups) {
+    if (skip.has(raw) || report.servedFrom.etcd === 0 || report.requests === 0) continue;
+    const share = report.servedFrom.etcd / report.requests;
+    const s = new TimeSeries(raw.series.widthMs, Number.MAX_SAFE_INTEGER);
+    s.merge(raw.series);
+    s.coarsen(widthMs);
+    for (const [b, n] of s.buckets) sum.set(b, (sum.get(b) ?? 0) + n * share);
+  }
+  let peak = 0;
+  for (const v of sum.values()) if (v > peak) peak = v;
+  return { peak: Math.round((peak * 1000) / widthMs * 10) / 10, widthMs };
+}
+
+const objectsRead = (g: GroupReport): number | null => (g.objectsReadPerRequest === null ? null : Math.round(g.servedFrom.etcd * g.objectsReadPerRequest));
+
+/** The what-if of fixing `fixed` (groups whose etcd reads the fix moves to the watch cache), against all reads. */
+export function whatIf(all: Array<{ raw: ReadGroup; report: GroupReport }>, fixed: Array<{ raw: ReadGroup; report: GroupReport }>): WhatIf {
+  // over the lists whose figures the logs give (the others are left out of both sides)
+  const sum = (xs: Array<number | null>): number | null => (xs.every((x) => x === null) ? null : xs.reduce<number>((a, b) => a + (b ?? 0), 0));
+  const etcd = all.reduce((n, g) => n + g.report.servedFrom.etcd, 0);
+  const fixedEtcd = fixed.reduce((n, g) => n + g.report.servedFrom.etcd, 0);
+  const readAll = sum(all.filter((g) => g.report.servedFrom.etcd > 0 && g.report.verb === 'list').map((g) => objectsRead(g.report)));
+  const readFixed = sum(fixed.filter((g) => g.report.verb === 'list').map((g) => objectsRead(g.report)));
+  const bytesAll = sum(all.filter((g) => g.report.servedFrom.etcd > 0 && g.report.verb === 'list').map((g) => g.report.bytesReadTotal));
+  const bytesFixed = sum(fixed.filter((g) => g.report.verb === 'list').map((g) => g.report.bytesReadTotal));
+  const before = etcdSeries(all, new Set());
+  const after = etcdSeries(all, new Set(fixed.map((g) => g.raw)));
+  return {
+    etcdRequests: { before: etcd, after: etcd - fixedEtcd },
+    objectsRead: { before: readAll, after: readAll === null ? null : readAll - (readFixed ?? 0) },
+    bytesRead: { before: bytesAll, after: bytesAll === null ? null : bytesAll - (bytesFixed ?? 0) },
+    peakEtcdRequestsPerSecond: { before: before.peak, after: after.peak },
+  };
+}
+
+/** A finding's evidence: one of its requests, and the etcd reads of its range. */
+export interface Evidence {
+  sampleRequestURI: string | null;
+  etcd: { key: string; reads: number; objectsPerRead: number | null; bytesPerRead: number | null; tookMsMax: number | null } | null;
+}
+
+/** The slow etcd reads of the range a group's lists read, when the etcd log has them. */
+export function etcdEvidence(g: GroupReport, ranges: EtcdRangeReport[]): Evidence['etcd'] {
+  const r = ranges.find((x) => x.internal === null && x.resource === g.resource && (g.namespace === null ? x.scope === 'all' : true));
+  return r === undefined ? null : { key: r.key, reads: r.reads, objectsPerRead: r.objectsPerRead, bytesPerRead: r.bytesPerRead, tookMsMax: r.tookMsMax };
+}
+
+/** One line a first screen needs per offending client. */
+export interface Offender {
+  client: string;
+  username: string;
+  resource: string;
+  severity: Finding['severity'];
+  what: string;
+  fix: string;
+}
+
+/** The fix of a finding in one clause: what to change ("…: list with resourceVersion=0 …" keeps what follows
+ * the colon), up to the first alternative or sentence end. */
+export function shortFix(fix: string): string {
+  const colon = fix.indexOf(': ');
+  const sentence = fix.indexOf('. ');
+  const action = colon > 0 && (sentence < 0 || colon < sentence) ? fix.slice(colon + 2) : fix;
+  const cut = action.search(/;\s|, or |\. /);
+  const x = (cut > 0 ? action.slice(0, cut) : action).replace(/\.$/, '');
+  return x.charAt(0).toUpperCase() + x.slice(1);
+}
+
+/** The report's summary: when, how busy, who, and what etcd paid. */
+export interface Summary {
+  /** the audit activity: the first and last request received (an etcd log's start-up line does not stretch it) */
+  window: { start: string | null; end: string | null; seconds: number | null };
+  peakRequestsPerSecond: { value: number; at: string } | null;
+  offenders: Offender[];
+  /** over the lists served from etcd whose figures are known */
+  objectsRead: number | null;
+  objectsReturned: number | null;
+  bytesRead: number | null;
+}
+
+export function summaryOf(findings: AnyFinding[], lists: GroupReport[], all: TimeSeries, fmt: { count: (n: number) => string; bytes: (n: number) => string; singular: (r: string) => string }): Summary {
+  let lo = Infinity;
+  let hi = -Infinity;
+  let peak = 0;
+  let peakAt = 0;
+  for (const [b, n] of all.buckets) {
+    if (b < lo) lo = b;
+    if (b > hi) hi = b;
+    if (n > peak || (n === peak && b < peakAt)) {
+      peak = n;
+      peakAt = b;
+    }
+  }
+  const w = all.widthMs;
+  const window = Number.isFinite(lo) ? { start: new Date(lo * w).toISOString(), end: new Date((hi + 1) * w).toISOString(), seconds: ((hi + 1 - lo) * w) / 1000 } : { start: null, end: null, seconds: null };
+  const offenders: Offender[] = [];
+  for (const f of findings) {
+    if (!('client' in f) || f.client === undefined || f.kind === 'etcd-slow-ranges') continue;
+    const g = lists.find((x) => x.userAgent === f.userAgent && x.username === f.username && (x.apiGroup ? `${x.resource}.${x.apiGroup}` : x.resource) === f.resource);
+    const verb = f.kind === 'get-from-etcd' ? 'gets' : 'lists';
+    const [res, ...grp] = (f.resource ?? '').split('.');
+    let what = `${fmt.count(f.etcdRequests ?? 0)} ${[fmt.singular(res!), ...grp].join('.')} ${verb} from etcd`;
+    if (g !== undefined && g.objectsReadPerRequest !== null && g.objectsReturnedPerRequest !== null && g.amplification !== null) {
+      what += `, ${fmt.count(g.objectsReadPerRequest)} read / ${g.estimated ? '~' : ''}${fmt.count(g.objectsReturnedPerRequest)} returned (${g.amplification}×)`;
+    }
+    if (f.bytesReadTotal !== undefined && f.bytesReadTotal !== null) what += `, ${fmt.bytes(f.bytesReadTotal)}`;
+    offenders.push({ client: f.client, username: f.username ?? '', resource: f.resource ?? '', severity: f.severity, what, fix: shortFix(f.fix) });
+  }
+  const known = lists.filter((g) => g.servedFrom.etcd > 0 && g.objectsReadPerRequest !== null);
+  const sumOf = (k: (g: GroupReport) => number | null): number | null => (known.length === 0 ? null : known.reduce((s, g) => s + (k(g) ?? 0), 0));
+  return {
+    window,
+    peakRequestsPerSecond: peak > 0 ? { value: Math.round((peak * 1000) / w * 10) / 10, at: new Date(peakAt * w).toISOString() } : null,
+    offenders,
+    objectsRead: sumOf((g) => g.servedFrom.etcd * g.objectsReadPerRequest!),
+    objectsReturned: known.some((g) => g.objectsReturnedPerRequest === null) ? null : sumOf((g) => g.servedFrom.etcd * g.objectsReturnedPerRequest!),
+    bytesRead: known.some((g) => g.bytesReadTotal === null) ? null : sumOf((g) => g.bytesReadTotal),
+  };
+}
+
+/** One event of the incident, in time order. */
+export interface IncidentEvent {
+  start: string;
+  end: string;
+  kind: string;
+  what: string;
+}
+
+/** Restarts, gaps, storms and token waves, in time order. */
+export function incidentOf(findings: AnyFinding[], count: (n: number) => string): IncidentEvent[] {
+  const out: IncidentEvent[] = [];
+  for (const f of findings) {
+    if (f.kind === 'apiserver-restart' || f.kind === 'audit-gap') {
+      const r = f as RestartFinding;
+      out.push({ start: r.start, end: r.end, kind: r.kind, what: r.kind === 'apiserver-restart' ? `apiserver restart seen in ${r.input} (${r.signs.join(', ')})` : `no audit events in ${r.input} for ${r.gapSeconds} s` });
+    } else if (f.kind === 'list-storm') {
+      const st = f as StormFinding;
+      out.push({ start: st.start, end: st.end, kind: st.kind, what: `${count(st.requests)} ${st.resource} lists, peak ${st.peakPerSecond}/s, ${st.etcdShare === null ? 'served from an unknown mix' : st.etcdShare >= 0.5 ? `${Math.round(st.etcdShare * 100)}% from etcd` : 'from the watch cache'}` });
+    } else if (f.kind === 'token-refresh-storm') {
+      const tk = f as TokenFinding;
+      tk.waves.forEach((wv, i) => out.push({ start: wv.start, end: wv.end, kind: 'token-wave', what: `TokenRequest wave ${i + 1} of ${tk.waves.length}: ${count(wv.requests)} requests, peak ${wv.peakPerSecond}/s` }));
+      if (tk.nextWaveAt !== null) out.push({ start: tk.nextWaveAt, end: tk.nextWaveAt, kind: 'token-wave-expected', what: 'next TokenRequest wave expected' });
+    }
+  }
+  return out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.kind < b.kind ? -1 : 1));
+}
+
+/** How the figures were obtained. */
+export interface Method {
+  measured: string[];
+  estimated: string[];
+  kubernetes: string;
+}
+
+export function methodOf(lists: GroupReport[], kube: { version: string; reason: string }): Method {
+  const measured = new Set<string>();
+  const estimated = new Set<string>();
+  for (const g of lists) {
+    const f = g.figureSources;
+    if (f.objectsRead === 'etcd-log') measured.add('objects read per list: the etcd log (range_response_count of the same key range)');
+    if (f.objectsRead === 'audit-full-list') measured.add('objects read per list: a full list of the resource at RequestResponse level');
+    if (f.objectsRead === 'given') estimated.add('objects read per list: --objects');
+    if (f.objectsReturned === 'audit-response') measured.add('objects returned per list: the responses, at RequestResponse level');
+    if (f.objectsReturned === 'estimate-objects-per-node') estimated.add('objects returned per list (~): objects read ÷ nodes seen, for per-node selectors');
+    if (f.objectsReturned === 'unfiltered-list') measured.add('objects returned per list: all of them (no selector)');
+    if (f.bytesRead === 'etcd-log') measured.add('bytes read per list: the etcd log (size of the same key range)');
+    if (f.bytesRead === 'estimate-bytes-per-object') estimated.add('bytes read per list: objects × the bytes per object of any read of the resource');
+  }
+  measured.add('requests, verbs, clients and times: the audit log (one request per auditID, however many stages)');
+  return { measured: [...measured].sort(), estimated: [...estimated].sort(), kubernetes: `verdicts follow kube-apiserver ${kube.version} (${kube.reason})` };
+}
