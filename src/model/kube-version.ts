@@ -149,6 +149,6 @@ export function inferKubeVersion(evidence: VersionEvidence[]): AssumedVersion {
   return {
     version: v,
     source: 'inferred',
-    reason: `from user agent ${best.component}/${best.version} (${best.events} requests)`,
+    reason: `from user agent ${best.component}/${best.version} (${best.events.toLocaleString('en-US')} ${best.events === 1 ? 'request' : 'requests'})`,
   };
 }

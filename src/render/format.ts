@@ -19,9 +19,12 @@ export function shortTime(iso: string | null, withDate: boolean): string {
 export const formatRatio = (x: number): string => `${x >= 100 ? Math.round(x) : x}×`;
 
 /** Column heads of the list-groups table in the Markdown and HTML reports. */
-export const GROUP_HEAD = ['#', 'client', 'user', 'resource', 'selector', 'requests', 'nodes', 'no RV', 'etcd', 'cache', 'read/req', 'returned/req', 'amplification', 'first seen', 'last seen'];
+export const GROUP_HEAD = ['#', 'client', 'user', 'resource', 'selector', 'requests', 'nodes', 'no RV', 'etcd', 'cache', 'read/req', 'returned/req', 'amplification', 'p50', 'p99', 'first seen', 'last seen'];
 /** Which of those columns hold numbers (right-aligned). */
-export const GROUP_NUMERIC = new Set([5, 6, 7, 8, 9, 10, 11, 12]);
+export const GROUP_NUMERIC = new Set([5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+
+/** A latency in a cell: "8ms", "351ms", "2.1s". */
+export const msCell = (x: number): string => (x >= 1000 ? `${Math.round(x / 100) / 10}s` : `${Math.round(x)}ms`);
 
 /** The no-resourceVersion count; "?" when some reads came without their query (GKE). */
 export function noRvCell(g: Pick<GroupReport, 'servedFrom' | 'withoutResourceVersion'>): string {
@@ -101,6 +104,8 @@ export function groupRow(g: GroupReport, i: number, esc: (s: string) => string):
     orDash(g.objectsReadPerRequest, formatCount),
     orDash(g.objectsReturnedPerRequest, (x) => (g.figureSources.objectsReturned === 'estimate-objects-per-node' ? '~' : '') + formatCount(x)),
     orDash(g.amplification, formatRatio),
+    orDash(g.latencyMs, (l) => msCell(l.p50)),
+    orDash(g.latencyMs, (l) => msCell(l.p99)),
     esc(g.firstSeen ?? '–'),
     esc(g.lastSeen ?? '–'),
   ];
@@ -119,3 +124,92 @@ export function etcdRangeRow(e: EtcdRangeReport, esc: (s: string) => string): st
   else if (e.errors > 0) note = `${formatCount(e.errors)} error${e.errors === 1 ? '' : 's'}`;
   return [esc(e.key), esc(e.resource || '–'), formatCount(e.reads), orDash(e.objectsPerRead, formatCount), orDash(e.bytesPerRead, formatBytes), orDash(e.tookMsMax, (x) => x.toFixed(1)), esc(note)];
 }
+
+/** "1 request" / "2 requests". */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${formatCount(n)} ${n === 1 ? one : many}`;
+
+/** A number a what-if compares: counts as counts, bytes as bytes, rates with one decimal. */
+function beforeAfter(x: { before: number | null; after: number | null }, f: (n: number) => string): string | null {
+  if (x.before === null || x.after === null) return null;
+  return `${f(x.before)} → ${f(x.after)}`;
+}
+
+/** "etcd requests 1,342 → 42; objects read 9.3 M → 0; …": the parts of a what-if the log can tell. */
+export function whatIfText(w: { etcdRequests: { before: number | null; after: number | null }; objectsRead: { before: number | null; after: number | null }; bytesRead: { before: number | null; after: number | null }; peakEtcdRequestsPerSecond: { before: number | null; after: number | null } }): string {
+  // a figure the fix leaves as it is says nothing (the log does not tell what this client read): left out
+  const parts: Array<[string, { before: number | null; after: number | null }, (n: number) => string]> = [
+    ['etcd requests', w.etcdRequests, formatCount],
+    ['objects read from etcd', w.objectsRead, formatCount],
+    ['bytes read', w.bytesRead, formatBytes],
+    ['peak etcd requests/s', w.peakEtcdRequestsPerSecond, (n) => String(n)],
+  ];
+  return parts
+    .filter(([, x]) => x.before !== null && x.after !== null && x.before !== x.after)
+    .map(([k, x, f]) => `${k} ${beforeAfter(x, f)}`)
+    .join('; ');
+}
+
+/** "p50 5 ms, p99 130 ms, max 2.1 s (1,300)": latency figures for a sentence or a cell. */
+export function latencyText(l: { p50: number; p90: number; p99: number; max: number; n: number } | null, withCount = false): string {
+  if (l === null) return '–';
+  const ms = (x: number): string => (x >= 1000 ? `${Math.round(x / 100) / 10} s` : `${x} ms`);
+  return `p50 ${ms(l.p50)}, p99 ${ms(l.p99)}, max ${ms(l.max)}${withCount ? ` (${formatCount(l.n)})` : ''}`;
+}
+
+/** The evidence line of a finding: one request and the etcd reads of its range. */
+export function evidenceText(e: { sampleRequestURI: string | null; etcd: { key: string; reads: number; objectsPerRead: number | null; bytesPerRead: number | null; tookMsMax: number | null } | null } | undefined): string | null {
+  if (e === undefined) return null;
+  const parts: string[] = [];
+  if (e.sampleRequestURI !== null) parts.push(`a request: ${e.sampleRequestURI}`);
+  if (e.etcd !== null) {
+    const x = e.etcd;
+    parts.push(`etcd logged ${plural(x.reads, 'slow read')} of ${x.key}${x.objectsPerRead !== null ? `, ${formatCount(x.objectsPerRead)} objects` : ''}${x.bytesPerRead !== null ? ` (${formatBytes(x.bytesPerRead)})` : ''} each${x.tookMsMax !== null ? `, up to ${x.tookMsMax} ms` : ''}`);
+  }
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
+/** "10:00:00–10:02:05 UTC (2 min 5 s)". */
+export function windowText(w: { start: string | null; end: string | null; seconds: number | null }): string {
+  if (w.start === null || w.end === null || w.seconds === null) return 'no request times';
+  const sameDay = w.start.slice(0, 10) === w.end.slice(0, 10);
+  const d = w.seconds;
+  const dur = d < 60 ? `${d} s` : d < 3600 ? `${Math.floor(d / 60)} min${d % 60 ? ` ${Math.round(d % 60)} s` : ''}` : d < 86400 * 2 ? `${Math.floor(d / 3600)} h ${Math.floor((d % 3600) / 60)} min` : `${Math.round(d / 86400)} days`;
+  return `${sameDay ? `${w.start.slice(0, 10)} ${w.start.slice(11, 19)}–${w.end.slice(11, 19)}` : `${w.start.slice(0, 19).replace('T', ' ')} – ${w.end.slice(0, 19).replace('T', ' ')}`} UTC (${dur})`;
+}
+
+/** The method in one paragraph: what is measured, what estimated, and the rules' version. */
+export function methodText(m: { measured: string[]; estimated: string[]; kubernetes: string }, esc: (s: string) => string): string {
+  const k = esc(m.kubernetes);
+  return `Method. Measured: ${m.measured.join('; ')}.${m.estimated.length > 0 ? ` Estimated: ${m.estimated.join('; ')}.` : ''} ${k.charAt(0).toUpperCase()}${k.slice(1)}.`;
+}
+
+/** The overview under the title, one sentence per entry; `esc` makes a log string safe for the format. */
+export function overviewLines(r: ScanReport, esc: (s: string) => string): string[] {
+  const t = r.totals;
+  const skipped = r.inputs.reduce((s, i) => s + i.skippedLines + i.skippedItems, 0);
+  const lines = r.inputs.reduce((s, i) => s + i.lines, 0);
+  const events = r.inputs.reduce((s, i) => s + i.auditEvents, 0);
+  const sm = r.summary;
+  const peak = sm.peakRequestsPerSecond === null ? '' : `, peak ${sm.peakRequestsPerSecond.value} requests/s at ${sm.peakRequestsPerSecond.at.slice(11, 19)}`;
+  const out = [
+    `${plural(r.inputs.length, 'input')}, ${plural(lines, 'line')}, ${plural(events, 'audit event')} (${plural(t.requests, 'request')}), ` +
+      `${plural(t.etcdSlowRanges, 'slow etcd read')} (+${formatCount(t.etcdInternalRanges)} apiserver-internal left out), ${formatCount(skipped)} skipped`,
+    `Window ${windowText(sm.window)}${peak}. Kubernetes ${esc(r.kubernetes.version)} (${esc(r.kubernetes.reason)})${r.kubernetes.etcdVersion !== null ? `; etcd ${esc(r.kubernetes.etcdVersion)}` : ''}${esc(etcdPrefixNote(r.kubernetes.etcdPrefix))}`,
+    `Lists ${formatCount(t.listRequests)} (${formatCount(t.listFromEtcd)} from etcd, ${formatCount(t.listWithoutResourceVersion)} without resourceVersion); gets ${formatCount(t.getRequests)} (${formatCount(t.getFromEtcd)} from etcd); ${plural(t.clusterNodes, 'node')} seen`,
+  ];
+  return out;
+}
+
+/** The totals line under the offenders: what lists from etcd read, or null when no figure is known. */
+export function readTotalText(sm: ScanReport['summary']): string | null {
+  if (sm.objectsRead === null) return null;
+  return `Lists from etcd read ${formatCount(sm.objectsRead)} objects${sm.objectsReturned !== null ? ` to return ${formatCount(sm.objectsReturned)}` : ''}${sm.bytesRead !== null ? ` (${formatBytes(sm.bytesRead)})` : ''}.`;
+}
+
+/** The incident's time column: "10:00:02–10:00:03", with dates when the events span days. */
+export function incidentWhen(e: { start: string; end: string }, multiDay: boolean): string {
+  return e.start === e.end ? shortTime(e.start, multiDay) : `${shortTime(e.start, multiDay)}–${shortTime(e.end, multiDay)}`;
+}
+
+/** The APF pointer for a finding whose manifests are not printed. */
+export const APF_POINTER = 'a FlowSchema and PriorityLevelConfiguration that queue this client: --apf prints them, --apf-out DIR writes them';

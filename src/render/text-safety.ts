@@ -50,8 +50,9 @@ function markdownToken(t: string): string {
     if (!/[`|]/.test(t)) return '`' + t + '`';
     t = t.replace(/@/g, '\uff20');
   }
+  // & only where it would start an entity ("&lt;"): "resourceVersion=0&limit=500" stays readable as pasted
   return t
-    .replace(/[\\`*_[\]<>|~&]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : `\\${c}`))
+    .replace(/[\\`*_[\]<>|~]|&(?=#?[a-zA-Z0-9]+;)/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : `\\${c}`))
     .replace(/:\/\//g, '\\://') // http:// and friends are linked while parsing, which an escape stops
     .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\\.`);
 }

@@ -105,9 +105,10 @@ describe('inferKubeVersion', () => {
   it('the shortcut for a repeated user agent still checks the username', () => {
     // system:apiserver once, then alice five times with the same user agent: only one request is evidence
     const pairs: Array<[string, string, number?]> = [['system:apiserver', 'kube-apiserver/v1.31.2', 1], ['alice', 'kube-apiserver/v1.31.2', 5]];
-    expect(infer(pairs).reason).toBe('from user agent kube-apiserver/v1.31.2 (1 requests)');
+    expect(infer(pairs).reason).toBe('from user agent kube-apiserver/v1.31.2 (1 request)');
     // two kubelets on different nodes with one user agent both count
     expect(infer([['system:node:a', 'kubelet/v1.31.2', 2], ['system:node:b', 'kubelet/v1.31.2', 3]]).reason).toBe('from user agent kubelet/v1.31.2 (5 requests)');
+    expect(infer([['system:node:a', 'kubelet/v1.31.2', 1270]]).reason).toBe('from user agent kubelet/v1.31.2 (1,270 requests)');
     // ...but a kubelet's user agent sent by another user after a kubelet does not
     expect(infer([['system:node:a', 'kubelet/v1.31.2', 2], ['mallory', 'kubelet/v1.31.2', 3]]).reason).toBe('from user agent kubelet/v1.31.2 (2 requests)');
   });

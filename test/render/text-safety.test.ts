@@ -74,7 +74,10 @@ describe('safeText, escapeMarkdown, escapeHtml, truncate', () => {
     expect(escapeMarkdown('alice@example.com')).toBe('`alice@example.com`');
     expect(escapeMarkdown('x|alice@example.com')).toBe('x\\|alice＠example.com');
     expect(escapeMarkdown('see https://x.example/a and www.x.example')).toBe('see https\\://x.example/a and www\\.x.example');
-    expect(escapeMarkdown('a & b')).toBe('a &amp; b');
+    // & is escaped only where it would start an entity: a query string stays as written
+    expect(escapeMarkdown('a & b')).toBe('a & b');
+    expect(escapeMarkdown('resourceVersion=0&limit=500')).toBe('resourceVersion=0&limit=500');
+    expect(escapeMarkdown('&lt;b&gt; &#60; &#x3c;')).toBe('&amp;lt;b&amp;gt; &amp;#60; &amp;#x3c;');
   });
 
   it('escapes every HTML metacharacter, quotes included', () => {

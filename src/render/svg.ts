@@ -1,0 +1,102 @@
+/*! Charts as inline SVG for the HTML report: no script, no external file, every label escaped. Each chart is
+ * a <figure> whose <svg> carries data-series (the number of series drawn), for the page test. */
+
+import { escapeHtml as h } from './text-safety.js';
+
+const COLORS = ['#0969da', '#cf222e', '#1a7f37', '#9a6700', '#8250df', '#bc4c00'];
+
+export interface Band {
+  start: number;
+  end: number;
+  label: string;
+  /** etcd storms and restarts are red, the rest grey */
+  kind: 'restart' | 'gap' | 'storm-etcd' | 'storm' | 'token';
+}
+
+const BAND_FILL: Record<Band['kind'], string> = { restart: '#cf222e33', gap: '#57606a22', 'storm-etcd': '#cf222e22', storm: '#9a670022', token: '#8250df22' };
+
+const fmtTime = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
+const nice = (x: number): number => {
+  if (x <= 0) return 1;
+  const p = 10 ** Math.floor(Math.log10(x));
+  for (const m of [1, 2, 5, 10]) if (m * p >= x) return m * p;
+  return 10 * p;
+};
+
+/** Requests per second over time, one line per series, restart and storm windows shaded. */
+export function rateChart(title: string, series: Array<{ label: string; points: Array<[number, number]> }>, bucketSeconds: number, bands: Band[]): string {
+  const W = 720;
+  const H = 260;
+  const L = 48;
+  const R = 12;
+  const T = 12;
+  const B = 36;
+  let t0 = Infinity;
+  let t1 = -Infinity;
+  let max = 0;
+  for (const s of series)
+    for (const [t, n] of s.points) {
+      t0 = Math.min(t0, t);
+      t1 = Math.max(t1, t);
+      max = Math.max(max, n / bucketSeconds);
+    }
+  if (!Number.isFinite(t0)) return '';
+  if (t1 === t0) t1 = t0 + bucketSeconds * 1000;
+  const ymax = nice(max);
+  const x = (t: number): number => L + ((t - t0) / (t1 - t0)) * (W - L - R);
+  const y = (v: number): number => T + (1 - v / ymax) * (H - T - B);
+  const parts: string[] = [];
+  for (const b of bands) {
+    const a = Math.max(t0, b.start);
+    const e = Math.min(t1, Math.max(b.end, b.start + bucketSeconds * 1000));
+    if (e < t0 || a > t1) continue;
+    parts.push(`<rect x="${x(a).toFixed(1)}" y="${T}" width="${Math.max(2, x(e) - x(a)).toFixed(1)}" height="${H - T - B}" fill="${BAND_FILL[b.kind]}"><title>${h(b.label)}</title></rect>`);
+  }
+  for (let i = 0; i <= 4; i++) {
+    const v = (ymax * i) / 4;
+    parts.push(`<line x1="${L}" x2="${W - R}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#d0d7de" stroke-width="1"/><text x="${L - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${v}</text>`);
+  }
+  for (let i = 0; i <= 4; i++) {
+    const t = t0 + ((t1 - t0) * i) / 4;
+    // the first and last labels sit inside the plot's edges, so neither is cut by the frame
+    parts.push(`<text x="${x(t).toFixed(1)}" y="${H - B + 16}" text-anchor="${i === 0 ? 'start' : i === 4 ? 'end' : 'middle'}">${fmtTime(t)}</text>`);
+  }
+  series.forEach((s, i) => {
+    const pts = [...s.points].sort((a, b) => a[0] - b[0]);
+    // zeros between buckets that hold nothing, so a quiet minute reads as quiet
+    const path: string[] = [];
+    let last: number | null = null;
+    for (const [t, n] of pts) {
+      if (last !== null && t - last > bucketSeconds * 1000) path.push(`${x(last + bucketSeconds * 1000).toFixed(1)},${y(0).toFixed(1)}`, `${x(t - bucketSeconds * 1000).toFixed(1)},${y(0).toFixed(1)}`);
+      path.push(`${x(t).toFixed(1)},${y(n / bucketSeconds).toFixed(1)}`);
+      last = t;
+    }
+    parts.push(`<polyline fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="${i === 0 ? 2 : 1.5}" points="${path.join(' ')}"><title>${h(s.label)}</title></polyline>`);
+  });
+  const legend = series.map((s, i) => `<li><span style="background:${COLORS[i % COLORS.length]}"></span>${h(s.label)}</li>`).join('');
+  return `<figure class="chart"><figcaption>${h(title)}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${h(title)}" data-series="${series.length}">${parts.join('')}<text x="12" y="${T + 4}" transform="rotate(-90 12 ${T + 4})" text-anchor="end">requests/s</text></svg><ul class="legend">${legend}</ul></figure>`;
+}
+
+/** Objects read from etcd against objects returned, per list group (a log scale: ratios are the point). */
+export function readReturnedChart(title: string, rows: Array<{ label: string; read: number; returned: number }>): string {
+  if (rows.length === 0) return '';
+  const W = 720;
+  const rowH = 34;
+  const L = 230;
+  const R = 80;
+  const H = rows.length * rowH + 28;
+  const max = Math.max(...rows.map((r) => Math.max(r.read, r.returned)), 10);
+  const lmax = Math.log10(max * 1.2);
+  const w = (v: number): number => (v <= 0 ? 0 : (Math.max(0, Math.log10(v + 1)) / lmax) * (W - L - R));
+  const parts: string[] = [];
+  rows.forEach((r, i) => {
+    const y0 = i * rowH + 8;
+    parts.push(`<text x="${L - 8}" y="${y0 + 16}" text-anchor="end">${h(r.label.length > 34 ? r.label.slice(0, 33) + '…' : r.label)}</text>`);
+    parts.push(`<rect x="${L}" y="${y0}" width="${w(r.read).toFixed(1)}" height="11" fill="${COLORS[1]}"><title>read ${r.read}</title></rect>`);
+    parts.push(`<rect x="${L}" y="${y0 + 13}" width="${w(r.returned).toFixed(1)}" height="11" fill="${COLORS[2]}"><title>returned ${r.returned}</title></rect>`);
+    parts.push(`<text x="${(L + w(r.read) + 6).toFixed(1)}" y="${y0 + 10}">${Math.round(r.read).toLocaleString('en-US')}</text>`);
+    parts.push(`<text x="${(L + w(r.returned) + 6).toFixed(1)}" y="${y0 + 23}">${Math.round(r.returned).toLocaleString('en-US')}</text>`);
+  });
+  const legend = `<li><span style="background:${COLORS[1]}"></span>objects read from etcd per list</li><li><span style="background:${COLORS[2]}"></span>objects returned per list</li>`;
+  return `<figure class="chart"><figcaption>${h(title)}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${h(title)}" data-series="2">${parts.join('')}</svg><ul class="legend">${legend}</ul></figure>`;
+}

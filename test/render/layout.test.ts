@@ -1,0 +1,113 @@
+// The terminal layout: every line of the table output fits the width it was given, at every width and on every
+// kind of report (the demo incident, token waves, restarts, hostile and wide strings, GKE); names are cut in
+// the middle so two inputs stay apart; help wraps at 80 columns with words whole.
+import { describe, expect, it } from 'vitest';
+import { cutEnd, cutMiddle, drawTable, vw, wrapLines } from '../../src/render/layout.js';
+import { commonDir } from '../../src/render/table.js';
+import { runCli } from '../support.js';
+
+describe('cutting and wrapping by visible width', () => {
+  it.each<[string, number, string]>([
+    ['abcdef', 6, 'abcdef'],
+    ['abcdef', 5, 'abcd…'],
+    ['abcdef', 1, '…'],
+    ['abcdef', 0, ''],
+    ['日本語テキスト', 7, '日本語…'], // wide characters take two columns: 3 × 2 + 1
+  ])('cutEnd(%j, %i) = %j', (s, w, out) => {
+    expect(cutEnd(s, w)).toBe(out);
+    expect(vw(cutEnd(s, w))).toBeLessThanOrEqual(w);
+  });
+
+  it.each<[string, number, string]>([
+    ['fixtures/demo/apiserver-a-audit.log', 20, 'fixtures/d…audit.log'],
+    ['fixtures/demo/apiserver-b-audit.log', 20, 'fixtures/d…audit.log'],
+    ['fixtures/demo/apiserver-a-audit.log', 27, 'fixtures/demo…r-a-audit.log'],
+    ['fixtures/demo/apiserver-b-audit.log', 27, 'fixtures/demo…r-b-audit.log'],
+    ['short', 27, 'short'],
+  ])('cutMiddle(%j, %i) = %j', (s, w, out) => expect(cutMiddle(s, w)).toBe(out));
+
+  it('wraps words with a hanging indent, and splits only a word wider than a line', () => {
+    expect(wrapLines('one two three four', 12, '1. ', '   ')).toEqual(['1. one two', '   three', '   four']);
+    expect(wrapLines('abcdefghijkl', 6, '', '')).toEqual(['abcdef', 'ghijkl']);
+    expect(wrapLines('', 10, '> ', '  ')).toEqual(['> ']);
+    // a wide character in a one-column room still moves on, one character a line
+    expect(wrapLines('日本', 1, '', '')).toEqual(['日', '本']);
+  });
+
+  it('a table drops columns in their order, then cuts text, and never passes its width', () => {
+    const cols = [
+      { head: 'name', min: 4, flex: 1 },
+      { head: 'count', min: 5, flex: 0, align: 'right' as const },
+      { head: 'note', min: 4, flex: 1, drop: 1 },
+    ];
+    const rows = [['kube-controller-manager', '1,300', 'a long note about it']];
+    expect(drawTable(cols, rows, 80).split('\n')).toEqual(['name                     count  note', 'kube-controller-manager  1,300  a long note about it']);
+    // 20 columns: text columns shrink towards their minimum and share what is left (name 6, note 5)
+    expect(drawTable(cols, rows, 20).split('\n')).toEqual(['name    count  note', 'kube-…  1,300  a lo…']);
+    // 12 columns: not even the minimums fit, so the note leaves and the name takes the rest
+    expect(drawTable(cols, rows, 12).split('\n')).toEqual(['name   count', 'kube…  1,300']);
+  });
+});
+
+describe('inputs named from their folder', () => {
+  it.each<[string[], string]>([
+    [['fixtures/demo/a.log', 'fixtures/demo/b.log'], 'fixtures/demo/'],
+    [['fixtures/demo/a.log', 'fixtures/demo-2/b.log'], 'fixtures/'],
+    [['logs/apiserver-a.log', 'logs/apiserver-b.log'], 'logs/'], // the shared "apiserver-" is not a folder
+    [['a.log', 'b.log'], ''],
+    [['fixtures/demo/a.log'], ''], // one input keeps its whole name
+    [['/var/log/a.log', '(stdin)'], ''],
+  ])('%j → %j', (names, dir) => expect(commonDir(names)).toBe(dir));
+});
+
+describe('every line fits', () => {
+  const inputs: Array<[string, string[]]> = [
+    ['the demo incident', ['fixtures/demo']],
+    ['the demo with --apf', ['fixtures/demo', '--apf']],
+    ['token waves', ['fixtures/time/token-waves.log']],
+    ['restarts', ['fixtures/time/restart-a.log', 'fixtures/time/restart-b-skewed.log']],
+    ['hostile strings', ['fixtures/audit/hostile-strings.jsonl']],
+    ['GKE', ['fixtures/wrapped/audit/gke.json']],
+  ];
+  for (const [name, args] of inputs) {
+    it.each([40, 60, 80, 100, 120, 200])(`${name} at %i columns`, async (width) => {
+      const r = await runCli([...args, '--width', String(width)]);
+      expect(r.code).toBe(0);
+      const over = r.stdout.split('\n').filter((l) => vw(l) > width);
+      expect(over).toEqual([]);
+    });
+  }
+
+  it('the findings stay on the first screen: the APF manifests are a one-line pointer unless --apf', async () => {
+    const plain = (await runCli(['fixtures/demo', '--width', '120'])).stdout;
+    expect(plain).not.toContain('kind: FlowSchema');
+    expect(plain).toContain('APF: a FlowSchema and PriorityLevelConfiguration that queue this client: --apf prints them, --apf-out DIR writes them');
+    const lines = plain.split('\n');
+    expect(lines.findIndex((l) => l.startsWith('Findings'))).toBeLessThan(20);
+    const withApf = (await runCli(['fixtures/demo', '--width', '120', '--apf'])).stdout;
+    expect(withApf).toContain('kind: FlowSchema');
+    expect(withApf).toContain('kind: PriorityLevelConfiguration');
+  });
+
+  it('inputs in one folder are named from it, so at 60 columns each keeps what tells it apart', async () => {
+    const r = await runCli(['fixtures/demo', '--width', '60']);
+    const lines = r.stdout.split('\n');
+    const at = lines.indexOf('Inputs (in fixtures/demo/)');
+    expect(at).toBeGreaterThan(0);
+    expect(lines.slice(at + 2, at + 5).map((l) => l.split(/\s+/)[0])).toEqual(['apiserver-a-audit.log.gz', 'apiserver-b-audit.log', 'etcd-master-1.log']);
+  });
+});
+
+describe('help', () => {
+  it('wraps at 80 columns, words whole, and names the demo', async () => {
+    const r = await runCli(['--help']);
+    const lines = r.stdout.split('\n');
+    expect(lines.filter((l) => vw(l) > 80)).toEqual([]);
+    // a word split across lines would leave a fragment: every description word is whole
+    expect(r.stdout).toContain('directories');
+    expect(r.stdout).not.toMatch(/direct\n/);
+    expect(r.stdout).toMatch(/audit-scan \S*fixtures\/demo/);
+    const viaWord = await runCli(['help']);
+    expect(viaWord.stdout).toBe(r.stdout);
+  });
+});
