@@ -203,7 +203,7 @@ export function incidentOf(findings: AnyFinding[], count: (n: number) => string)
       out.push({ start: st.start, end: st.end, kind: st.kind, what: `${count(st.requests)} ${st.resource} lists, peak ${st.peakPerSecond}/s, ${st.etcdShare === null ? 'served from an unknown mix' : st.etcdShare >= 0.5 ? `${Math.round(st.etcdShare * 100)}% from etcd` : 'from the watch cache'}` });
     } else if (f.kind === 'token-refresh-storm') {
       const tk = f as TokenFinding;
-      tk.waves.forEach((wv, i) => out.push({ start: wv.start, end: wv.end, kind: 'token-wave', what: `TokenRequest wave ${i + 1} of ${tk.waves.length}: ${count(wv.requests)} requests, peak ${wv.peakPerSecond}/s` }));
+      tk.waves.forEach((wv, i) => out.push({ start: wv.start, end: wv.end, kind: 'token-wave', what: `TokenRequest wave ${i + 1} of ${tk.waves.length}: ${count(wv.requests)} request${wv.requests === 1 ? '' : 's'}, peak ${wv.peakPerSecond}/s` }));
       if (tk.nextWaveAt !== null) out.push({ start: tk.nextWaveAt, end: tk.nextWaveAt, kind: 'token-wave-expected', what: 'next TokenRequest wave expected' });
     }
   }

@@ -23,6 +23,8 @@ export interface ScanConfig {
   color: boolean;
   width: number;
   showApf: boolean;
+  /** --apf-out: a directory to write each finding's APF manifests to */
+  apfOut: string | null;
   verbose: boolean;
   /** --engine, or AUDIT_SCAN_ENGINE: the compiled line engine, or JavaScript only */
   engine: 'wasm' | 'js';
@@ -136,7 +138,8 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     watchCacheDisabled,
     color,
     width,
-    showApf: raw.apf !== false,
+    showApf: raw.apf === true,
+    apfOut: typeof raw.apfOut === 'string' && raw.apfOut.length > 0 ? raw.apfOut : null,
     verbose: raw.verbose === true,
     engine: engineChoice(raw.engine, e.env.AUDIT_SCAN_ENGINE),
     strict: raw.strict === true,

@@ -1,7 +1,7 @@
 /*! The only module that touches the process: argv, streams, TTY, signals and the exit code.
  * run(argv, io) is what tests call in-process; main() binds it to the real process. */
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
@@ -53,6 +53,8 @@ export async function run(argv: string[], io: IO): Promise<number> {
     io.stderr.write(s);
   };
   const version = toolVersion();
+  // `audit-scan help` is help, unless a file of that name is there to read
+  if (argv.length === 1 && argv[0] === 'help' && !existsSync('help')) argv = ['--help'];
   if (argv.length > 0 && STORE_COMMANDS.has(argv[0]!)) {
     try {
       return await runStoreCommand(argv, { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version, signal: io.signal });
@@ -92,6 +94,7 @@ export async function run(argv: string[], io: IO): Promise<number> {
       errText('audit-scan: interrupted; the figures above cover only what was read\n');
       return 130;
     }
+    if (outcome.writeFailed) return 2;
     if (outcome.inputFailed || outcome.nothingRead) return 1;
     if (cfg.strict && outcome.report.inputs.some((i) => i.skippedLines + i.skippedItems > 0)) return 1;
     return 0;

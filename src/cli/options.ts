@@ -22,7 +22,8 @@ export const SCAN_OPTIONS: OptionSpec[] = [
   { flags: '--color <when>', description: 'colour output', choices: ['auto', 'always', 'never'], default: 'auto' },
   { flags: '--no-color', description: 'same as --color never' },
   { flags: '--width <columns>', description: 'table width (default: the terminal width, or 120)' },
-  { flags: '--no-apf', description: 'do not print API Priority and Fairness manifests in the table output' },
+  { flags: '--apf', description: 'print the API Priority and Fairness manifests under the findings (the table shows a pointer; Markdown and HTML always hold them)', default: false },
+  { flags: '--apf-out <dir>', description: "write each finding's API Priority and Fairness manifests to <dir>/<n>-<client>.yaml" },
   { flags: '--since <time>', description: 'only requests received at or after this time: RFC 3339, or a duration before now like kubectl (30m, 2h)' },
   { flags: '--until <time>', description: 'only requests received before this time (same forms as --since)' },
   { flags: '--user <names>', description: 'only these users (repeat or comma-separate; a trailing * matches a prefix, e.g. system:node:*)', repeatable: true },
@@ -42,21 +43,25 @@ export const SCAN_OPTIONS: OptionSpec[] = [
 
 export const EXIT_CODES = `Exit status:
   0    the scan finished (some lines may have been skipped; see stderr)
-  1    an input could not be read (missing, unreadable, corrupt gzip), or --strict and lines were skipped
-  2    usage error, write error on stdout, or an internal error
+  1    an input could not be read (missing, unreadable, corrupt gzip), no input
+       held audit events or etcd entries, or --strict and lines were skipped
+  2    usage error, a write error (stdout, --apf-out), or an internal error
   130  interrupted (SIGINT); what was read so far is printed`;
 
 export const EXAMPLES = `Examples:
-  audit-scan audit.log                              # list traffic, worst first
-  audit-scan audit-a.log audit-b.log.gz etcd.log    # several apiservers and etcd, merged
+  audit-scan audit.log                            # list traffic, worst first
+  audit-scan audit-a.log audit-b.log.gz etcd.log  # several apiservers and etcd
   kubectl logs -n kube-system etcd-master-1 | audit-scan - audit.log
-  audit-scan --output json audit.log > scan.json    # the JSON contract (schemaVersion 1)
-  audit-scan --output markdown logs/ > postmortem.md
+  audit-scan -o json audit.log > scan.json        # the JSON contract
+  audit-scan -o markdown logs/ > postmortem.md
+  audit-scan -o html --apf-out apf/ logs/ > report.html
   audit-scan --kube-version 1.29 --objects pods=7130 audit.log
-  audit-scan --since 2026-11-30T10:00:00Z --until 2026-11-30T10:15:00Z --verb list audit.log
+  audit-scan --since 30m --verb list audit.log     # the last 30 minutes' lists
+  audit-scan --since 2026-11-30T10:00:00Z --until 2026-11-30T10:15:00Z a.log
 
 Store commands (DuckDB; see README "DuckDB store"):
   audit-scan load audit*.log etcd.log --db incident.duckdb
-  audit-scan sql --db incident.duckdb "SELECT user_agent, count(*) FROM lists WHERE served_from='etcd' GROUP BY 1"
+  audit-scan sql --db incident.duckdb \\
+    "SELECT user_agent, count(*) FROM lists GROUP BY 1"
   audit-scan export --db incident.duckdb --parquet out/
   audit-scan scan --db incident.duckdb`;

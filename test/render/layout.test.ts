@@ -78,6 +78,12 @@ describe('every line fits', () => {
     });
   }
 
+  it('the first screen at 80×24 names the critical client and its fix', async () => {
+    const first = (await runCli(['fixtures/demo', '--width', '80'])).stdout.split('\n').slice(0, 24).join('\n');
+    expect(first).toContain('CRITICAL vector: 1,300 pod lists from etcd, 7,130 read / ~110 returned (65×)');
+    expect(first).toContain('Send resourceVersion=0&resourceVersionMatch=NotOlderThan');
+  });
+
   it('the findings stay on the first screen: the APF manifests are a one-line pointer unless --apf', async () => {
     const plain = (await runCli(['fixtures/demo', '--width', '120'])).stdout;
     expect(plain).not.toContain('kind: FlowSchema');

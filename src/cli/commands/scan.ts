@@ -3,7 +3,9 @@
 import type { Readable } from 'node:stream';
 import { Chalk } from 'chalk';
 import { ScanState } from '../../analyze/scan-state.js';
-import { buildReport, type ScanReport } from '../../analyze/report.js';
+import { apfFiles, buildReport, type ScanReport } from '../../analyze/report.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expandSources } from '../../input/sources.js';
 import { readSources } from '../../scan.js';
 import { renderJson } from '../../render/json.js';
@@ -30,6 +32,8 @@ export interface ScanOutcome {
   interrupted: boolean;
   /** no input held an audit event or an etcd entry: exit 1, and stderr says what the inputs looked like */
   nothingRead: boolean;
+  /** --apf-out could not write its files: exit 2, as for a write error on stdout */
+  writeFailed: boolean;
 }
 
 /** Runs a scan end to end. `writeErr` receives --verbose lines as they happen. */
@@ -113,9 +117,24 @@ export async function runScan(
       if (i.engineRead + i.engineDeclined > 0) diagnostics.push(`audit-scan: ${safeText(i.name)}: the engine read ${formatCount(i.engineRead)} line${i.engineRead === 1 ? '' : 's'} and left ${formatCount(i.engineDeclined)} to the JavaScript path`);
     }
   }
+  const apf = cfg.apfOut === null ? null : writeApf(report, cfg.apfOut);
+  if (apf !== null) diagnostics.push(apf.message);
   const stdout = renderReport(report, cfg);
   const hardProblems = problems.filter((p) => !p.message.startsWith('same file'));
-  return { stdout, diagnostics, report, inputFailed: failures.length > 0 || hardProblems.length > 0, interrupted: signal?.aborted === true, nothingRead: report.inputs.length > 0 && nothingRead(report) };
+  return { stdout, diagnostics, report, inputFailed: failures.length > 0 || hardProblems.length > 0, interrupted: signal?.aborted === true, nothingRead: report.inputs.length > 0 && nothingRead(report), writeFailed: apf !== null && !apf.ok };
+}
+
+/** --apf-out DIR: writes each finding's APF manifests to DIR (made if missing); says on stderr what it did. */
+function writeApf(report: ScanReport, dir: string): { ok: boolean; message: string } {
+  const files = apfFiles(report);
+  if (files.length === 0) return { ok: true, message: `audit-scan: --apf-out: no finding calls for APF manifests; nothing written to ${safeText(dir)}` };
+  try {
+    mkdirSync(dir, { recursive: true });
+    for (const f of files) writeFileSync(join(dir, f.file), f.yaml);
+  } catch (e) {
+    return { ok: false, message: `audit-scan: --apf-out: cannot write to ${safeText(dir)}: ${safeText((e as Error).message)}` };
+  }
+  return { ok: true, message: `audit-scan: --apf-out: wrote ${files.map((f) => safeText(join(dir, f.file))).join(', ')} (kubectl apply -f ${safeText(dir)})` };
 }
 
 /** Renders a report in the configured format. */

@@ -11,6 +11,7 @@ import { resolveConfig, type Env } from '../config.js';
 import { SCAN_OPTIONS } from '../options.js';
 import { renderReport } from './scan.js';
 import { buildReport, formatCount } from '../../analyze/report.js';
+import { plural } from '../../render/format.js';
 import { redactSecrets, safeText } from '../../render/text-safety.js';
 import { attachEngine } from '../../engine/engine.js';
 
@@ -92,7 +93,7 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
           io.err(
             r.status === 'already loaded'
               ? `audit-scan: ${safeText(src.name)}: already loaded, skipped\n`
-              : `audit-scan: ${safeText(src.name)}: loaded ${formatCount(r.requests)} requests and ${formatCount(r.etcdReads)} etcd reads${r.skippedLines > 0 ? ` (${formatCount(r.skippedLines)} lines skipped)` : ''}\n`,
+              : `audit-scan: ${safeText(src.name)}: loaded ${plural(r.requests, 'request')} and ${plural(r.etcdReads, 'etcd read')}${r.skippedLines > 0 ? ` (${plural(r.skippedLines, 'line')} skipped)` : ''}\n`,
           );
         } catch (err) {
           if (err instanceof InterruptedError || io.signal?.aborted) throw err instanceof InterruptedError ? err : new InterruptedError(`${src.name}: interrupted; not loaded (inputs loaded before it are kept)`);
