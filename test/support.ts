@@ -29,10 +29,10 @@ export async function runCli(args: string[], stdinText: string | Buffer | null =
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
-/** Runs bin/audit-scan.js as a child process. `nodeArgs` go before the script (e.g. --import a preload). */
-export function spawnCli(args: string[], stdin: Buffer | string | null = null, opts: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs bin/audit-scan.js (or `bin`) as a child process. `nodeArgs` go before the script (e.g. --import a preload). */
+export function spawnCli(args: string[], stdin: Buffer | string | null = null, opts: { nodeArgs?: string[]; env?: Record<string, string>; bin?: string; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', TZ: 'UTC', ...opts.env } });
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.bin ?? BIN, ...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', TZ: 'UTC', ...opts.env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -2,16 +2,21 @@
  * a hanging indent, cutting at the end or in the middle, and tables whose every line fits. Strings come in
  * safe (safeText) and go out safe: nothing here adds a character a terminal would act on. */
 
+import Table from 'cli-table3';
 import stringWidth from 'string-width';
 
 /** Columns `s` takes on a terminal. */
 export const vw = (s: string): number => stringWidth(s);
 
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/** `s` as what a terminal draws as one character each: "⚠️" (a sign and VS16) or a family emoji is one. */
+const clusters = (s: string): string[] => Array.from(graphemes.segment(s), (g) => g.segment);
+
 /** The longest prefix of `s` that takes at most `w` columns (s plain, without escapes). */
 function headFit(s: string, w: number): string {
   let out = '';
   let used = 0;
-  for (const ch of s) {
+  for (const ch of clusters(s)) {
     const cw = stringWidth(ch);
     if (used + cw > w) break;
     out += ch;
@@ -22,7 +27,7 @@ function headFit(s: string, w: number): string {
 
 /** The longest suffix of `s` that takes at most `w` columns. */
 function tailFit(s: string, w: number): string {
-  const chars = [...s];
+  const chars = clusters(s);
   let out = '';
   let used = 0;
   for (let i = chars.length - 1; i >= 0; i--) {
@@ -76,7 +81,7 @@ export function wrapLines(text: string, width: number, first: string, rest: stri
       }
       // a word wider than a whole line: split it
       // (at least one character, even a wide one in a one-column room, so that the loop always moves on)
-      const head = headFit(w, room()) || [...w][0]!;
+      const head = headFit(w, room()) || clusters(w)[0]!;
       cur = head;
       flush();
       w = w.slice(head.length);
@@ -165,7 +170,36 @@ export function drawTable(cols: Col[], rows: string[][], width: number, bold: (s
     const c = kc[j]!;
     return pad(c.cut === 'middle' ? cutMiddle(s, w) : cutEnd(s, w), w, c.align ?? 'left');
   };
-  const out = [kc.map((c, j) => bold(cell(c.head, j))).join(' '.repeat(GAP))];
-  for (const r of rows) out.push(keep.map((k, j) => cell(r[k]!, j)).join(' '.repeat(GAP)));
-  return out.map((l) => l.trimEnd()).join('\n');
+  const head = kc.map((c, j) => cell(c.head, j));
+  const body = rows.map((r) => keep.map((k, j) => cell(r[k]!, j)));
+  // cli-table3 draws the cells, already cut and padded here. Its width count (string-width 4) is older than the
+  // terminal's: an emoji sequence or a character with VS16 counts otherwise, and it would pad that row out of
+  // line, past the width. So its lines are used only when each is exactly as wide as the columns; else the same
+  // cells are joined here.
+  const line = widths.reduce((a, b) => a + b, 0) + GAP * (kc.length - 1);
+  const t = new Table({ head, chars: PLAIN_CHARS, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true }, wordWrap: false });
+  for (const r of body) t.push(r);
+  let lines = t.toString().split('\n');
+  if (lines.length !== body.length + 1 || lines.some((l) => vw(l) !== line)) lines = [head, ...body].map((r) => r.join(' '.repeat(GAP)));
+  lines[0] = bold(lines[0]!.trimEnd());
+  return lines.map((l) => l.trimEnd()).join('\n');
 }
+
+/** No borders: columns apart by GAP spaces. */
+const PLAIN_CHARS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: ' '.repeat(GAP),
+};

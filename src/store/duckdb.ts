@@ -69,11 +69,19 @@ CREATE OR REPLACE VIEW amplification AS
 
 type DuckModule = typeof import('@duckdb/node-api');
 
+/** The DuckDB for Node release this store is built and tested with (package.json peerDependencies). */
+export const DUCKDB_VERSION = '1.5.6-r.1';
+
 async function duck(): Promise<DuckModule> {
   try {
     return await import('@duckdb/node-api');
   } catch (err) {
-    throw new InputError(`DuckDB is not installed (@duckdb/node-api): ${(err as Error).message}`);
+    // a plain scan never needs DuckDB, so the package does not install it (75 MB): the store commands ask for it
+    throw new InputError(
+      `the DuckDB store needs @duckdb/node-api, which is not installed (${(err as Error).message.split('\n')[0]}). ` +
+        `Install it next to audit-scan (npm install -g audit-scan @duckdb/node-api@${DUCKDB_VERSION}), or run through npx with both: ` +
+        `npx -p audit-scan -p @duckdb/node-api@${DUCKDB_VERSION} audit-scan load …`,
+    );
   }
 }
 

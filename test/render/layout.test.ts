@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { cutEnd, cutMiddle, drawTable, vw, wrapLines } from '../../src/render/layout.js';
 import { commonDir } from '../../src/render/table.js';
-import { runCli } from '../support.js';
+import { auditLine, runCli } from '../support.js';
 
 describe('cutting and wrapping by visible width', () => {
   it.each<[string, number, string]>([
@@ -77,6 +77,19 @@ describe('every line fits', () => {
       expect(over).toEqual([]);
     });
   }
+
+  // user agents a terminal draws wider or narrower than their code points: CJK, Hangul, a combining accent, a
+  // sign with VS16 and a family emoji (one cluster, two columns)
+  const WIDE = ['日本語クライアント/1.0', '👩\u200d👩\u200d👧\u200d👦family/1', 'e\u0301e\u0301/2', 'ascii/1', '⚠\ufe0fwarn/1', '한국어/3']
+    .map((ua, i) => auditLine({ auditID: `w${i}`, userAgent: ua, user: { username: `u${i}` } }))
+    .join('\n') + '\n';
+  it.each([40, 60, 80, 120])('wide and combining characters at %i columns', async (width) => {
+    const r = await runCli(['--width', String(width), '-'], WIDE);
+    expect(r.stdout.split('\n').filter((l) => vw(l) > width)).toEqual([]);
+    // and the table's rows are all as wide as its head: nothing pads a row out of line
+    const rows = r.stdout.split('\n').filter((l) => /^\s*[1-6] /.test(l));
+    expect(rows).toHaveLength(6);
+  });
 
   it('the first screen at 80×24 names the critical client and its fix', async () => {
     const first = (await runCli(['fixtures/demo', '--width', '80'])).stdout.split('\n').slice(0, 24).join('\n');
