@@ -58,6 +58,8 @@ export function rateChart(title: string, series: Array<{ label: string; points: 
   }
   for (let i = 0; i <= 4; i++) {
     const t = t0 + ((t1 - t0) * i) / 4;
+    // a span of a few seconds would print one second twice: each label once
+    if (i > 0 && fmtTime(t) === fmtTime(t0 + ((t1 - t0) * (i - 1)) / 4)) continue;
     // the first and last labels sit inside the plot's edges, so neither is cut by the frame
     parts.push(`<text x="${x(t).toFixed(1)}" y="${H - B + 16}" text-anchor="${i === 0 ? 'start' : i === 4 ? 'end' : 'middle'}">${fmtTime(t)}</text>`);
   }
