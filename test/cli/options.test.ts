@@ -17,3 +17,13 @@ describe('options', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('the README documents the JSON', () => {
+  it('every member of the report, of a list group and of a client finding is named in the JSON table', async () => {
+    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+    const json = readme.slice(readme.indexOf('## JSON output'), readme.indexOf('## Robustness and safety'));
+    const r = JSON.parse((await runCli(['-o', 'json', 'fixtures/demo'])).stdout);
+    const names = [...Object.keys(r), ...Object.keys(r.listGroups[0]), ...Object.keys(r.findings[0]), ...Object.keys(r.summary), ...Object.keys(r.whatIf), ...Object.keys(r.findings[0].evidence)];
+    expect([...new Set(names)].filter((k) => !new RegExp(`\\b${k}\\b`).test(json))).toEqual([]);
+  });
+});
