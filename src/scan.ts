@@ -167,6 +167,15 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
   return failures;
 }
 
+/** Reads one source whole on this thread, as its own input (follow mode's inputs that do not grow: gzip, JSON
+ * documents, CSV exports). */
+export async function readOneSource(src: Source, state: ScanState, o: { stdin: Readable; maxLineBytes?: number; onBytes?: (n: number) => void }): Promise<InputFailure[]> {
+  const failures: InputFailure[] = [];
+  const ro: ReadOptions = { etcdPrefix: state.etcdPrefix, stdin: o.stdin, onSkip: null, maxLineBytes: o.maxLineBytes, onBytes: o.onBytes };
+  await readSingle(src, state, failures, (inp) => readOne(src, state, ro, () => (inp.gzip = true), (mode) => (inp.format = mode)));
+  return failures;
+}
+
 /** Reads a source as one segment on this thread; a failure (unreadable, corrupt gzip) is recorded on the input
  * and in `failures`, and what was read before it is kept. */
 async function readSingle(src: Source, state: ScanState, failures: InputFailure[], body: (inp: InputStats) => Promise<void>, signal?: AbortSignal): Promise<void> {

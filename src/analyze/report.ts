@@ -8,6 +8,7 @@ import { NO_UA, resourceKeyOf, type InputStats, type ScanState } from './scan-st
 import { mergeAgg, type EtcdAgg } from './etcd-reads.js';
 import { renderApfYaml } from './apf.js';
 import { latencyFigures, type LatencyFigures } from './latency.js';
+import type { TimeSeries } from './time-series.js';
 import { etcdEvidence, fixMovesToCache, incidentOf, methodOf, summaryOf, whatIf, whyOf, type Evidence, type IncidentEvent, type Method, type Summary, type WhatIf } from './postmortem.js';
 import { buildTimeline, findRestarts, findStorms, findTokenWaves, type RestartFinding, type StormFinding, type Timeline, type TokenFinding } from './time-analysis.js';
 import type { Redactor } from './redact.js';
@@ -29,6 +30,85 @@ export interface ReportOptions {
   toolVersion: string;
   /** --redact: pseudonyms for usernames and namespaces */
   redactor?: Redactor | null;
+  /** --follow: the live window (ms) whose figures `liveWindow` gives */
+  windowMs?: number;
+}
+
+/** Follow mode: the last `--window` of log time (it ends at the latest request read, so a log replayed later
+ * reads as it did live). Requests are counted from the per-bucket series; where each was served is its group's
+ * share over the whole run (served-from is not kept per bucket), so `etcdRequests` is an estimate. */
+export interface LiveWindow {
+  seconds: number;
+  from: string | null;
+  to: string | null;
+  requests: number;
+  perSecond: number;
+  /** over the last 10 s of the window */
+  nowPerSecond: number;
+  etcdRequests: number;
+  etcdShare: number | null;
+  top: Array<{ client: string; userAgent: string; username: string; verb: string; resource: string; selector: string; requests: number; perSecond: number; etcdShare: number | null }>;
+}
+
+/** Requests of `s` in [from, to). A bucket the window cuts (a series coarsened over a long run) counts by the
+ * share of it inside, the bucket taken as spanning only the times the series holds ([firstMs, lastMs]): the
+ * last bucket of a run is seldom full. So groups' counts add up to about the whole's. */
+function inWindow(s: TimeSeries, from: number, to: number, firstMs = -Infinity, lastMs = Infinity): number {
+  let n = 0;
+  for (const [b, c] of s.buckets) {
+    const start = Math.max(b * s.widthMs, firstMs);
+    const end = Math.min((b + 1) * s.widthMs, lastMs + 1);
+    if (end <= from || start >= to) continue;
+    n += (start >= from && end <= to) || end <= start ? c : (c * (Math.min(end, to) - Math.max(start, from))) / (end - start);
+  }
+  return n;
+}
+
+function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport; raw: ReadGroup }>, windowMs: number, top: number): LiveWindow {
+  const all = state.time.all;
+  let last = -Infinity;
+  for (const b of all.buckets.keys()) if (b > last) last = b;
+  if (!Number.isFinite(last)) return { seconds: windowMs / 1000, from: null, to: null, requests: 0, perSecond: 0, nowPerSecond: 0, etcdRequests: 0, etcdShare: null, top: [] };
+  // the window ends with the bucket of the latest request; once the series has coarsened past --bucket, just
+  // after the latest request (a wide last bucket is seldom full)
+  let firstMs = Infinity;
+  let lastMs = -Infinity;
+  for (const i of state.inputs) {
+    if (i.firstMs !== null && i.firstMs < firstMs) firstMs = i.firstMs;
+    if (i.lastMs !== null && i.lastMs > lastMs) lastMs = i.lastMs;
+  }
+  const coarse = all.widthMs > state.timeOptions.bucketMs;
+  const to = coarse && Number.isFinite(lastMs) && lastMs < (last + 1) * all.widthMs ? lastMs + 1 : (last + 1) * all.widthMs;
+  const from = to - windowMs;
+  const requests = Math.round(inWindow(all, from, to, firstMs, lastMs));
+  const nowMs = Math.min(10_000, windowMs);
+  let etcd = 0;
+  let classified = 0;
+  const rows: LiveWindow['top'] = [];
+  for (const { report: g, raw } of index.values()) {
+    const n = Math.round(inWindow(raw.series, from, to, raw.firstMs ?? -Infinity, raw.lastMs ?? Infinity));
+    if (n === 0) continue;
+    const known = g.servedFrom.etcd + g.servedFrom.cache;
+    const share = known === 0 ? null : g.servedFrom.etcd / known;
+    if (share !== null) {
+      etcd += n * share;
+      classified += n;
+    }
+    rows.push({ client: clientName(g.userAgent, g.username), userAgent: g.userAgent, username: g.username, verb: g.verb, resource: g.apiGroup ? `${g.resource}.${g.apiGroup}` : g.resource, selector: g.selector, requests: n, perSecond: round1((n * 1000) / windowMs), etcdShare: share === null ? null : Math.round(share * 100) / 100 });
+  }
+  // worst for etcd first: the requests it sent there, then all it sent
+  rows.sort((a, b) => (b.etcdShare ?? 0) * b.requests - (a.etcdShare ?? 0) * a.requests || b.requests - a.requests || (a.client < b.client ? -1 : 1));
+  return {
+    seconds: windowMs / 1000,
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+    requests,
+    perSecond: round1((requests * 1000) / windowMs),
+    nowPerSecond: round1((inWindow(all, to - nowMs, to, firstMs, lastMs) * 1000) / nowMs),
+    etcdRequests: Math.round(etcd),
+    etcdShare: classified === 0 ? null : Math.round((etcd / classified) * 100) / 100,
+    top: rows.slice(0, top),
+  };
 }
 
 /** An input's counts in the JSON contract: InputStats with maps as objects and times as RFC 3339. */
@@ -209,6 +289,8 @@ export interface ScanReport {
   whatIf: WhatIf;
   /** which figures are measured and which estimated, and the Kubernetes version assumed */
   method: Method;
+  /** --follow only: the last --window (the follow command moves it to live.window) */
+  liveWindow?: LiveWindow;
 }
 
 const toObj = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
@@ -375,6 +457,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   report.summary = summaryOf(report.findings, lists, state.time.all, { count: formatCount, bytes: formatBytes, singular });
   report.incident = incidentOf(report.findings, formatCount);
   report.method = methodOf(lists, report.kubernetes);
+  if (o.windowMs !== undefined) report.liveWindow = liveWindowOf(state, index, o.windowMs, o.top);
   const rawOf = new Map([...index.values()].map((v) => [v.report, v.raw]));
   report.timeline = buildTimeline(
     state,

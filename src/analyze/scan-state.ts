@@ -222,6 +222,26 @@ export interface StateSnapshot {
   time: TimeState;
 }
 
+/** Adds an ID to a look-back ring of RECENT_TERMINALS, forgetting the oldest. */
+function pushLookBack(lb: { ids: Map<string, number>; ring: string[]; pos: number }, id: string): void {
+  if (lb.ring.length < RECENT_TERMINALS) {
+    lb.ring.push(id);
+  } else {
+    const old = lb.ring[lb.pos]!;
+    const n = lb.ids.get(old)!;
+    if (n === 1) lb.ids.delete(old);
+    else lb.ids.set(old, n - 1);
+    lb.ring[lb.pos] = id;
+    lb.pos = (lb.pos + 1) % RECENT_TERMINALS;
+  }
+  lb.ids.set(id, (lb.ids.get(id) ?? 0) + 1);
+}
+
+/** A segment taken out of the state while another input's is read (follow mode); opaque outside. */
+export interface SuspendedSegment {
+  readonly __suspended: unique symbol;
+}
+
 /** Adds segment counts `b` into input counts `a`. */
 function addInputStats(a: InputStats, b: InputStats): void {
   a.lines += b.lines;
@@ -325,12 +345,13 @@ export class ScanState {
   private readonly etcdTails = new Map<number, EtcdRead[]>();
   /** every segment's head set: a later segment's leftover may be completed by an earlier-read file */
   private readonly heads = new Set<string>();
-  /** the last RECENT_TERMINALS final-stage auditIDs of the input being reconciled (a ring, with counts because
-   * an ID may stand in it twice), so that a segment's dedup looks back across its start as one thread's does */
-  private lookBackInput = -1;
-  private readonly lookBack = new Map<string, number>();
-  private lookBackRing: string[] = [];
-  private lookBackPos = 0;
+  /** per input, the last RECENT_TERMINALS final-stage auditIDs reconciled (a ring, with counts because an ID may
+   * stand in it twice), so that a segment's dedup looks back across its start as one thread's does. Inputs are
+   * reconciled one after another, so only the current input's is kept, unless `interleaved` (follow mode reads
+   * every input at once). */
+  private readonly lookBacks = new Map<number, { ids: Map<string, number>; ring: string[]; pos: number }>();
+  /** follow mode: segments of different inputs are reconciled in turn, so every input keeps its look-back */
+  interleaved = false;
 
   constructor(
     /** kube-apiserver's --etcd-prefix, or null to infer it per key */
@@ -454,8 +475,8 @@ export class ScanState {
   reconcile(r: SegmentResult): void {
     const inp = this.inputs[r.inputIndex]!;
     addInputStats(inp, r.input);
-    if (this.lookBackInput !== r.inputIndex) this.resetLookBack(r.inputIndex);
-    const prior = this.lookBack;
+    const lb = this.lookBackOf(r.inputIndex);
+    const prior = lb.ids;
     for (const [id, e] of r.head) {
       if (this.leftovers.delete(id)) this.leftoverInput.delete(id);
       if (this.heads.size < MAX_PENDING) this.heads.add(id);
@@ -472,7 +493,7 @@ export class ScanState {
       this.leftoverInput.set(id, r.inputIndex);
       this.holdOpen(this.leftovers, id, e);
     }
-    for (const id of r.tail) this.pushLookBack(id);
+    for (const id of r.tail) pushLookBack(lb, id);
     this.etcd.joinSegments(this.etcdTails.get(r.inputIndex) ?? [], r.etcdEdges.head);
     this.etcdTails.set(r.inputIndex, r.etcdEdges.tail);
     // Gaps: those inside the segment, and the one between the previous segment's last event and this one's first.
@@ -506,25 +527,33 @@ export class ScanState {
   /** input index → identity lease → its last holder, across the input's segments */
   private readonly leaseHolders = new Map<number, Map<string, string>>();
 
-  private resetLookBack(inputIndex: number): void {
-    this.lookBackInput = inputIndex;
-    this.lookBack.clear();
-    this.lookBackRing = [];
-    this.lookBackPos = 0;
+  private lookBackOf(inputIndex: number): { ids: Map<string, number>; ring: string[]; pos: number } {
+    let lb = this.lookBacks.get(inputIndex);
+    if (lb === undefined) {
+      if (!this.interleaved) this.lookBacks.clear();
+      lb = { ids: new Map(), ring: [], pos: 0 };
+      this.lookBacks.set(inputIndex, lb);
+    }
+    return lb;
   }
 
-  private pushLookBack(id: string): void {
-    if (this.lookBackRing.length < RECENT_TERMINALS) {
-      this.lookBackRing.push(id);
-    } else {
-      const old = this.lookBackRing[this.lookBackPos]!;
-      const n = this.lookBack.get(old)!;
-      if (n === 1) this.lookBack.delete(old);
-      else this.lookBack.set(old, n - 1);
-      this.lookBackRing[this.lookBackPos] = id;
-      this.lookBackPos = (this.lookBackPos + 1) % RECENT_TERMINALS;
-    }
-    this.lookBack.set(id, (this.lookBack.get(id) ?? 0) + 1);
+  /** Follow mode: takes the current segment out, so that another input's can be begun or resumed; resumeSegment()
+   * puts it back. A segment read in turns counts as one read at once. */
+  suspendSegment(): SuspendedSegment {
+    const g = this.cur();
+    this.segment = null;
+    return g as unknown as SuspendedSegment;
+  }
+
+  resumeSegment(s: SuspendedSegment): void {
+    if (this.segment !== null) throw new Error('ScanState: a segment is already current');
+    this.segment = s as unknown as Segment;
+  }
+
+  /** true when the current segment holds the first part of a line a runtime split: a cut here would count it as
+   * truncated, so follow mode does not end the segment yet. */
+  get segmentHoldsPart(): boolean {
+    return this.cur().partial !== null;
   }
 
   /** Single-stream convenience: registers an input and begins its only segment. */

@@ -23,6 +23,8 @@ export interface ScanConfig {
   color: boolean;
   width: number;
   showApf: boolean;
+  /** --follow: keep reading as the inputs grow; the view or a JSON line every intervalMs, over the last windowMs */
+  follow: { intervalMs: number; windowMs: number } | null;
   /** --apf-out: a directory to write each finding's APF manifests to */
   apfOut: string | null;
   verbose: boolean;
@@ -124,6 +126,7 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     if (!/^\d{4}$/.test(String(raw.syslogYear)) || syslogYear < 1971) throw new UsageError(`--syslog-year: expected a year like 2026 (got ${JSON.stringify(raw.syslogYear)})`);
   }
   const time: TimeOptions = { filter: { sinceMs, untilMs, users: list(raw.user), verbs: list(raw.verb), resources: list(raw.resource), namespaces: list(raw.namespace) }, bucketMs, gapMs, nowMs, syslogYear };
+  const follow = raw.follow === true ? { intervalMs: dur('interval', raw.interval ?? '2s', 100), windowMs: dur('window', raw.window ?? '5m', 1000) } : null;
   const maxGroups = Number(raw.maxGroups ?? 50000);
   if (!Number.isInteger(maxGroups) || maxGroups < 10) throw new UsageError(`--max-groups: expected a whole number ≥ 10 (got ${JSON.stringify(raw.maxGroups)})`);
   return Object.freeze({
@@ -139,6 +142,7 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     color,
     width,
     showApf: raw.apf === true,
+    follow,
     apfOut: typeof raw.apfOut === 'string' && raw.apfOut.length > 0 ? raw.apfOut : null,
     verbose: raw.verbose === true,
     engine: engineChoice(raw.engine, e.env.AUDIT_SCAN_ENGINE),

@@ -7,6 +7,9 @@ import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
 import { resolveConfig } from './config.js';
 import { runScan } from './commands/scan.js';
+import { runFollow } from './commands/follow.js';
+import { openSync } from 'node:fs';
+import { ReadStream } from 'node:tty';
 import { runStoreCommand, STORE_COMMANDS } from './commands/store.js';
 import { InputError, InterruptedError, UsageError } from '../errors.js';
 
@@ -22,6 +25,10 @@ export interface IO {
   env: Record<string, string | undefined>;
   /** aborted by the first SIGINT: readers stop at once and the report covers what was read */
   signal?: AbortSignal;
+  /** the terminal's size now (--follow redraws to it) */
+  size?: () => { columns: number; rows: number };
+  /** --follow on a terminal: a stream of key presses (stdin, or /dev/tty when stdin carries the log), or null */
+  keys?: (stdinIsData: boolean) => (NodeJS.ReadStream & { setRawMode?: (on: boolean) => unknown }) | null;
 }
 
 function toolVersion(): string {
@@ -33,12 +40,18 @@ function toolVersion(): string {
   }
 }
 
+const quieted = new WeakSet<Writable>();
+
 /** Writes all of `s`; resolves false on EPIPE (reader went away), throws on other write errors. */
 function writeAll(w: Writable, s: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     if (s.length === 0) return resolve(true);
-    // The callback reports the error; this listener keeps the stream's 'error' event from being unhandled.
-    w.once('error', () => {});
+    // The callback reports the error; this listener keeps the stream's 'error' event from being unhandled (one
+    // per stream: --follow writes a line every interval).
+    if (!quieted.has(w)) {
+      quieted.add(w);
+      w.on('error', () => {});
+    }
     w.write(s, (err) => {
       if (!err) return resolve(true);
       if ((err as NodeJS.ErrnoException).code === 'EPIPE') return resolve(false);
@@ -82,6 +95,17 @@ export async function run(argv: string[], io: IO): Promise<number> {
       files = ['-'];
     }
     const cfg = resolveConfig(files, program.opts(), { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env });
+    if (cfg.follow !== null) {
+      return await runFollow(cfg, {
+        stdin: io.stdin,
+        write: (s) => writeAll(io.stdout, s),
+        errText,
+        stdoutIsTTY: io.stdoutIsTTY,
+        size: () => io.size?.() ?? { columns: cfg.width, rows: 40 },
+        signal: io.signal,
+        keys: io.stdoutIsTTY ? (io.keys?.(files.includes('-')) ?? null) : null,
+      }, version);
+    }
     const outcome = await runScan(cfg, io.stdin, errText, version, io.signal, io.stderrIsTTY === true);
     try {
       await writeAll(io.stdout, outcome.stdout);
@@ -130,6 +154,9 @@ export function main(): void {
     if (stop.signal.aborted) process.exit(130);
     stop.abort();
   });
+  // --follow runs until told to stop: SIGTERM (kubectl, systemd, timeout) prints the final report too
+  const following = process.argv.includes('--follow');
+  if (following) process.on('SIGTERM', () => (stop.signal.aborted ? process.exit(143) : stop.abort()));
   // `audit-scan … | head`: the reader left; that is success, not an error.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
@@ -144,6 +171,15 @@ export function main(): void {
     columns: process.stdout.columns,
     env: process.env,
     signal: stop.signal,
+    size: () => ({ columns: process.stdout.columns ?? 120, rows: process.stdout.rows ?? 40 }),
+    keys: (stdinIsData) => {
+      if (!stdinIsData && process.stdin.isTTY) return process.stdin;
+      try {
+        return new ReadStream(openSync('/dev/tty', 'r'));
+      } catch {
+        return null;
+      }
+    },
   }).then(
     (code) => {
       process.exitCode = code;

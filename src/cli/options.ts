@@ -30,6 +30,9 @@ export const SCAN_OPTIONS: OptionSpec[] = [
   { flags: '--verb <verbs>', description: 'only these verbs (list, get, watch, create, …)', repeatable: true },
   { flags: '--resource <resources>', description: 'only these resources (pods, or pods.metrics.k8s.io style with a group)', repeatable: true },
   { flags: '--namespace <namespaces>', description: 'only requests in these namespaces', repeatable: true },
+  { flags: '--follow', description: 'keep reading as the inputs grow, like tail -F (rotation, copytruncate, files not there yet; stdin until it ends): a live view on a terminal, else one JSON report a line each --interval; Ctrl-C or SIGTERM prints the final report', default: false },
+  { flags: '--interval <duration>', description: 'with --follow: how often the view is redrawn or a JSON line printed', default: '2s' },
+  { flags: '--window <duration>', description: 'with --follow: the recent stretch of log time the live figures cover', default: '5m' },
   { flags: '--bucket <duration>', description: 'time bucket for rates, storms and the timeline', default: '1s' },
   { flags: '--gap <duration>', description: 'a pause this long in one apiserver’s audit stream is a gap (restart or log loss); default: 100× the input’s median spacing, at least 5s' },
   { flags: '-j, --threads <n>', description: 'worker threads for files over 32 MB and for gzip/stdin streams (1 = none); results do not depend on it', default: 'auto' },
@@ -56,6 +59,8 @@ export const EXAMPLES = `Examples:
   audit-scan -o markdown logs/ > postmortem.md
   audit-scan -o html --apf-out apf/ logs/ > report.html
   audit-scan --kube-version 1.29 --objects pods=7130 audit.log
+  audit-scan --follow /var/log/kubernetes/audit/audit.log etcd.log
+  kubectl logs -f -n kube-system kube-apiserver-m1 | audit-scan --follow -
   audit-scan --since 30m --verb list audit.log     # the last 30 minutes' lists
   audit-scan --since 2026-11-30T10:00:00Z --until 2026-11-30T10:15:00Z a.log
 

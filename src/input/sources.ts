@@ -19,8 +19,9 @@ export interface SourceProblem {
   message: string;
 }
 
-/** Expands the command-line arguments into sources, in argument order (directory entries sorted by name). */
-export async function expandSources(args: string[]): Promise<{ sources: Source[]; problems: SourceProblem[] }> {
+/** Expands the command-line arguments into sources, in argument order (directory entries sorted by name).
+ * `keepMissing` (--follow): a path that does not exist yet is a source to wait for, not a problem. */
+export async function expandSources(args: string[], o: { keepMissing?: boolean } = {}): Promise<{ sources: Source[]; problems: SourceProblem[] }> {
   const sources: Source[] = [];
   const problems: SourceProblem[] = [];
   const seenFiles = new Set<string>();
@@ -29,7 +30,8 @@ export async function expandSources(args: string[]): Promise<{ sources: Source[]
     try {
       st = await fsp.stat(p);
     } catch (err) {
-      problems.push({ name: p, message: describeFsError(err) });
+      if (o.keepMissing && (err as NodeJS.ErrnoException).code === 'ENOENT' && ancestors.size === 0) sources.push({ name: p, path: p, sizeBytes: null });
+      else problems.push({ name: p, message: describeFsError(err) });
       return;
     }
     if (st.isDirectory()) {

@@ -125,7 +125,7 @@ export async function runScan(
 }
 
 /** --apf-out DIR: writes each finding's APF manifests to DIR (made if missing); says on stderr what it did. */
-function writeApf(report: ScanReport, dir: string): { ok: boolean; message: string } {
+export function writeApf(report: ScanReport, dir: string): { ok: boolean; message: string } {
   const files = apfFiles(report);
   if (files.length === 0) return { ok: true, message: `audit-scan: --apf-out: no finding calls for APF manifests; nothing written to ${safeText(dir)}` };
   try {
