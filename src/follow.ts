@@ -91,11 +91,12 @@ export class FollowReader {
 
   /** One input's bytes into the queue; a null chunk says it ended. */
   private async pump(f: Followed): Promise<void> {
+    // a pipe that stays open (tail -f, kubectl logs -f) is closed on stop, so the read parked on it returns
+    const raw = f.src.path === null ? openRaw(f.src, this.o.stdin) : null;
+    const close = (): void => void raw?.destroy();
+    if (raw !== null) this.o.signal.addEventListener('abort', close, { once: true });
     try {
-      const chunks =
-        f.src.path === null
-          ? readBytes(openRaw(f.src, this.o.stdin), () => {})
-          : followFile(f.src.path, { pollMs: this.o.pollMs, signal: this.o.signal, onEvent: (e) => this.o.onEvent(f.src.name, e) });
+      const chunks = raw !== null ? readBytes(raw, () => {}) : followFile(f.src.path!, { pollMs: this.o.pollMs, signal: this.o.signal, onEvent: (e) => this.o.onEvent(f.src.name, e) });
       for await (const chunk of chunks) {
         this.push(f, chunk);
         // a stream held back until the consumer has caught up: the queue stays small
@@ -103,8 +104,9 @@ export class FollowReader {
         if (f.src.path === null && this.o.signal.aborted) break;
       }
     } catch (err) {
-      this.o.onEvent(f.src.name, { kind: 'read-once', why: `stopped: ${(err as Error).message}` });
+      if (!this.o.signal.aborted) this.o.onEvent(f.src.name, { kind: 'read-once', why: `stopped: ${(err as Error).message}` });
     } finally {
+      this.o.signal.removeEventListener('abort', close);
       this.push(f, null);
     }
   }

@@ -94,7 +94,7 @@ function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport
       etcd += n * share;
       classified += n;
     }
-    rows.push({ client: clientName(g.userAgent, g.username), userAgent: g.userAgent, username: g.username, verb: g.verb, resource: g.apiGroup ? `${g.resource}.${g.apiGroup}` : g.resource, selector: g.selector, requests: n, perSecond: round1((n * 1000) / windowMs), etcdShare: share === null ? null : Math.round(share * 100) / 100 });
+    rows.push({ client: clientName(g.userAgent, g.username), userAgent: g.userAgent, username: g.username, verb: g.verb, resource: g.apiGroup ? `${g.resource}.${g.apiGroup}` : g.resource, selector: g.selector, requests: n, perSecond: round2((n * 1000) / windowMs), etcdShare: share === null ? null : Math.round(share * 100) / 100 });
   }
   // worst for etcd first: the requests it sent there, then all it sent
   rows.sort((a, b) => (b.etcdShare ?? 0) * b.requests - (a.etcdShare ?? 0) * a.requests || b.requests - a.requests || (a.client < b.client ? -1 : 1));
@@ -103,8 +103,8 @@ function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport
     from: new Date(from).toISOString(),
     to: new Date(to).toISOString(),
     requests,
-    perSecond: round1((requests * 1000) / windowMs),
-    nowPerSecond: round1((inWindow(all, to - nowMs, to, firstMs, lastMs) * 1000) / nowMs),
+    perSecond: round2((requests * 1000) / windowMs),
+    nowPerSecond: round2((inWindow(all, to - nowMs, to, firstMs, lastMs) * 1000) / nowMs),
     etcdRequests: Math.round(etcd),
     etcdShare: classified === 0 ? null : Math.round((etcd / classified) * 100) / 100,
     top: rows.slice(0, top),
@@ -295,6 +295,7 @@ export interface ScanReport {
 
 const toObj = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 const round1 = (x: number): number => Math.round(x * 10) / 10;
+const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /** etcd ≥3.4.31 (3.4 line) or ≥3.5.13 supports RequestWatchProgress (feature_support_checker.go). */
 export function etcdSupportsProgressNotify(v: string): boolean | null {

@@ -23,6 +23,8 @@ export interface LiveViewOptions {
 const pct = (x: number | null): string => (x === null ? '?' : `${Math.round(x * 100)}%`);
 const verdict = (x: number | null): string => (x === null ? 'unknown' : x >= 0.99 ? 'etcd' : x <= 0.01 ? 'cache' : `etcd ${pct(x)}`);
 const time = (iso: string | null): string => (iso === null ? '–' : iso.slice(11, 19));
+/** A rate with the digits it needs: 120, 12.5, 0.25. */
+const rate = (x: number): string => (x >= 100 ? String(Math.round(x)) : x >= 10 ? x.toFixed(1).replace(/\.0$/, '') : String(Math.round(x * 100) / 100));
 
 /** The view's lines, without a trailing newline. */
 export function renderLive(r: ScanReport, w: LiveWindow, o: LiveViewOptions): string[] {
@@ -38,7 +40,7 @@ export function renderLive(r: ScanReport, w: LiveWindow, o: LiveViewOptions): st
     (x) => c.bold(x),
   );
   line(
-    `Now ${w.nowPerSecond} requests/s (last 10 s); over the window ${w.perSecond}/s, ${formatCount(w.requests)} requests, ${w.etcdShare === null ? 'etcd share unknown' : `${pct(w.etcdShare)} of the reads to etcd (${formatCount(w.etcdRequests)}, estimated)`}. Whole run: ${formatCount(r.totals.requests)} requests, ${formatCount(r.totals.listFromEtcd)} lists from etcd.`,
+    `Now ${rate(w.nowPerSecond)} requests/s (last 10 s); over the window ${rate(w.perSecond)}/s, ${formatCount(w.requests)} requests, ${w.etcdShare === null ? 'etcd share unknown' : `${pct(w.etcdShare)} of the reads to etcd (${formatCount(w.etcdRequests)}, estimated)`}. Whole run: ${formatCount(r.totals.requests)} requests, ${formatCount(r.totals.listFromEtcd)} lists from etcd.`,
   );
   out.push('');
   out.push(c.bold.underline(`Top clients, last ${w.seconds >= 60 ? `${Math.round(w.seconds / 60)} min` : `${w.seconds} s`}`));
@@ -54,7 +56,7 @@ export function renderLive(r: ScanReport, w: LiveWindow, o: LiveViewOptions): st
       { head: '/s', min: 3, flex: 0, align: 'right' },
       { head: 'served', min: 6, flex: 0 },
     ];
-    const rows = w.top.map((t) => [safeText(t.client), safeText(t.username.startsWith('system:serviceaccount:') ? `sa:${t.username.slice(22)}` : t.username), t.verb, safeText(t.resource), safeText(t.selector || '–'), formatCount(t.requests), String(t.perSecond), verdict(t.etcdShare)]);
+    const rows = w.top.map((t) => [safeText(t.client), safeText(t.username.startsWith('system:serviceaccount:') ? `sa:${t.username.slice(22)}` : t.username), t.verb, safeText(t.resource), safeText(t.selector || '–'), formatCount(t.requests), rate(t.perSecond), verdict(t.etcdShare)]);
     out.push(...drawTable(cols, rows, W, c.bold).split('\n'));
   }
   const from = w.from === null ? -Infinity : Date.parse(w.from);
