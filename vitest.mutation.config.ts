@@ -1,12 +1,13 @@
 // The tests a mutation run uses (npm run test:mutation): those that run audit-scan in-process, so they see
 // Stryker's mutants of src/. Left out: tests that spawn the built CLI or read with worker threads (both run
-// dist/, which holds no mutant) and the DuckDB store tests; npm test runs them all.
+// dist/, which holds no mutant: --follow, --apf-out, the package), the browser test and the DuckDB store tests;
+// npm test runs them all.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/cli/spawn.test.ts', 'test/trust.test.ts', 'test/parallel.test.ts', 'test/store.test.ts', 'test/property.test.ts'],
+    exclude: ['test/cli/spawn.test.ts', 'test/trust.test.ts', 'test/parallel.test.ts', 'test/store.test.ts', 'test/property.test.ts', 'test/follow.test.ts', 'test/cli/apf-out.test.ts', 'test/cli/packaging.test.ts', 'test/render/html-browser.test.ts'],
     testTimeout: 60_000,
     // Capacity tests (100k-item documents, 250k open requests) check bounds, not rules, and take seconds each:
     // AUDIT_SCAN_MUTATION makes them skip here, so a mutant costs what the rule tests cost.

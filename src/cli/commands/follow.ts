@@ -5,15 +5,14 @@
 import type { Readable } from 'node:stream';
 import { Chalk } from 'chalk';
 import { ScanState } from '../../analyze/scan-state.js';
-import { buildReport, nothingRead, type ReportOptions, type ScanReport } from '../../analyze/report.js';
-import { Redactor } from '../../analyze/redact.js';
+import { buildReport, nothingRead, type ScanReport } from '../../analyze/report.js';
 import { expandSources } from '../../input/sources.js';
 import { FollowReader } from '../../follow.js';
 import { attachEngine } from '../../engine/engine.js';
 import { renderLive } from '../../render/live.js';
 import { redactJson, safeText, UNSAFE_IN_JSON } from '../../render/text-safety.js';
 import { summarizeDiagnostics } from '../../diagnostics.js';
-import { renderReport, writeApf } from './scan.js';
+import { renderReport, reportOptionsOf, writeApf } from './scan.js';
 import { formatSkip } from '../../diagnostics.js';
 import type { ScanConfig } from '../config.js';
 
@@ -83,17 +82,7 @@ export async function runFollow(cfg: ScanConfig, io: FollowIO, toolVersion: stri
       note(`audit-scan: ${safeText(input)}: ${what}`);
     },
   });
-  const reportOptions: ReportOptions = {
-    kubeVersion: cfg.kubeVersion,
-    etcdVersion: cfg.etcdVersion,
-    consistentListFromCache: cfg.consistentListFromCache,
-    watchCacheDisabled: cfg.watchCacheDisabled,
-    objectsGiven: cfg.objectsGiven,
-    top: cfg.top,
-    toolVersion,
-    redactor: cfg.redact === null ? null : new Redactor(cfg.redact.key),
-    windowMs: follow.windowMs,
-  };
+  const reportOptions = reportOptionsOf(cfg, toolVersion);
   const chalk = new Chalk({ level: cfg.color ? 1 : 0 });
   let paused = false;
   let readerGone = false;

@@ -3,7 +3,7 @@
 import type { Readable } from 'node:stream';
 import { Chalk } from 'chalk';
 import { ScanState } from '../../analyze/scan-state.js';
-import { apfFiles, buildReport, type ScanReport } from '../../analyze/report.js';
+import { apfFiles, buildReport, type ReportOptions, type ScanReport } from '../../analyze/report.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expandSources } from '../../input/sources.js';
@@ -100,16 +100,7 @@ export async function runScan(
     }
   }
   progress?.done();
-  const report = buildReport(state, {
-    kubeVersion: cfg.kubeVersion,
-    etcdVersion: cfg.etcdVersion,
-    consistentListFromCache: cfg.consistentListFromCache,
-    watchCacheDisabled: cfg.watchCacheDisabled,
-    objectsGiven: cfg.objectsGiven,
-    top: cfg.top,
-    toolVersion,
-    redactor: cfg.redact === null ? null : new Redactor(cfg.redact.key),
-  });
+  const report = buildReport(state, reportOptionsOf(cfg, toolVersion));
   const diagnostics = problems.map((p) => `audit-scan: ${safeText(p.name)}: ${p.message}`).concat(summarizeDiagnostics(report), copyNotes);
   if (engineNote !== null) diagnostics.unshift(engineNote);
   if (cfg.verbose) {
@@ -122,6 +113,21 @@ export async function runScan(
   const stdout = renderReport(report, cfg);
   const hardProblems = problems.filter((p) => !p.message.startsWith('same file'));
   return { stdout, diagnostics, report, inputFailed: failures.length > 0 || hardProblems.length > 0, interrupted: signal?.aborted === true, nothingRead: report.inputs.length > 0 && nothingRead(report), writeFailed: apf !== null && !apf.ok };
+}
+
+/** What the report needs of the configuration (the scan's and --follow's). */
+export function reportOptionsOf(cfg: ScanConfig, toolVersion: string): ReportOptions {
+  return {
+    kubeVersion: cfg.kubeVersion,
+    etcdVersion: cfg.etcdVersion,
+    consistentListFromCache: cfg.consistentListFromCache,
+    watchCacheDisabled: cfg.watchCacheDisabled,
+    objectsGiven: cfg.objectsGiven,
+    top: cfg.top,
+    toolVersion,
+    redactor: cfg.redact === null ? null : new Redactor(cfg.redact.key),
+    ...(cfg.follow === null ? {} : { windowMs: cfg.follow.windowMs }),
+  };
 }
 
 /** --apf-out DIR: writes each finding's APF manifests to DIR (made if missing); says on stderr what it did. */
