@@ -9,6 +9,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/cli/spawn.test.ts', 'test/trust.test.ts', 'test/parallel.test.ts', 'test/store.test.ts', 'test/property.test.ts', 'test/follow.test.ts', 'test/cli/apf-out.test.ts', 'test/cli/packaging.test.ts', 'test/render/html-browser.test.ts'],
     testTimeout: 60_000,
+    setupFiles: ['test/mutation-setup.ts'],
     // Capacity tests (100k-item documents, 250k open requests) check bounds, not rules, and take seconds each:
     // AUDIT_SCAN_MUTATION makes them skip here, so a mutant costs what the rule tests cost.
     // AUDIT_SCAN_ENGINE=js: every line through the JavaScript path, whose code is what Stryker mutates (the

@@ -1,7 +1,7 @@
 // Selector shapes with every field asserted: each placeholder key written out (a key dropped from the code's
 // table fails here), the operators, the splitting, the node and single-object values, and the memo.
 import { describe, expect, it } from 'vitest';
-import { describeSelectors, parseTerm, type SelectorInfo } from '../../src/model/selector.js';
+import { clearSelectorMemo, describeSelectors, parseTerm, selectorMemoSize, type SelectorInfo } from '../../src/model/selector.js';
 
 const S = (f: Partial<SelectorInfo>): SelectorInfo => ({ shape: '', node: null, singleName: null, singleNamespace: null, hasFieldSelector: false, hasLabelSelector: false, ...f });
 
@@ -100,6 +100,51 @@ describe('describeSelectors', () => {
   });
 });
 
+describe('splitting terms at commas outside parentheses', () => {
+  it.each<[string, string]>([
+    ['a in (x,y),b', 'labels(a in (x,y),b)'],
+    // nested parentheses: only the comma after the whole set splits
+    ['z in ((x),a)', 'labels(z in ((x),a))'], // split inside, it would sort to "a),z in ((x)"
+    ['k in (a,(b)),c', 'labels(c,k in (a,(b)))'],
+    // a stray ")" does not make the depth negative: the next comma still splits
+    ['a),b', 'labels(a),b)'],
+    [',a,,b,', 'labels(a,b)'],
+  ])('%j → %s', (label, shape) => {
+    expect(describeSelectors(null, label).shape).toBe(shape);
+  });
+});
+
+describe('the memo', () => {
+  it('keys keep apart the pairs that would join if the key were written otherwise', () => {
+    clearSelectorMemo();
+    // a null field next to a one-character field: ( null, "n" ) and ( "l", null )
+    expect(describeSelectors(null, 'n').shape).toBe('labels(n)');
+    expect(describeSelectors('l', null).shape).toBe('l');
+    // a label "n" next to no label
+    expect(describeSelectors('a', null).shape).toBe('a');
+    expect(describeSelectors('a', 'n').shape).toBe('a labels(n)');
+  });
+
+  it('holds two generations of 4,096: after 9,000 pairs it remembers 4,096 + 808', () => {
+    clearSelectorMemo();
+    for (let i = 0; i < 4095; i++) describeSelectors(`spec.nodeName=g${i}`, null);
+    expect(selectorMemoSize()).toBe(4095);
+    describeSelectors('spec.nodeName=g4095', null); // the 4,096th fills the young generation: it becomes the old
+    expect(selectorMemoSize()).toBe(4096);
+    for (let i = 4096; i < 9000; i++) describeSelectors(`spec.nodeName=g${i}`, null);
+    // generations turned at 4,096 and 8,192: the old one holds 4,097–8,192, the young one the last 808
+    expect(selectorMemoSize()).toBe(4096 + 808);
+  });
+
+  it('clearSelectorMemo forgets: the same pair is computed again, to an equal answer', () => {
+    const a = describeSelectors('spec.nodeName=m1', null);
+    clearSelectorMemo();
+    const b = describeSelectors('spec.nodeName=m1', null);
+    expect(b).not.toBe(a);
+    expect(b).toEqual(a);
+  });
+});
+
 describe('parseTerm', () => {
   it.each<[string, ReturnType<typeof parseTerm>]>([
     ['a=b', { key: 'a', op: '=', value: 'b' }],
@@ -120,6 +165,15 @@ describe('parseTerm', () => {
     ['a', { key: 'a', op: 'exists', value: '' }],
     ['a=b=c', { key: 'a', op: '=', value: 'b=c' }],
     ['a!=b=c', { key: 'a', op: '!=', value: 'b=c' }],
+    // each side of every operator is trimmed
+    [' a != b ', { key: 'a', op: '!=', value: 'b' }],
+    [' a == b ', { key: 'a', op: '=', value: 'b' }],
+    ['==b', { key: '==b', op: 'exists', value: '' }], // '==' at the start is no operator either
+    ['a  in  ( x ,  y )', { key: 'a', op: 'in', value: '(x,y)' }],
+    ['!a ', { key: 'a', op: '!exists', value: '' }],
+    [' a in (x)', { key: 'a', op: 'in', value: '(x)' }],
+    ['!ab', { key: 'ab', op: '!exists', value: '' }],
+    ['a!b', { key: 'a!b', op: 'exists', value: '' }], // '!' inside a key is part of it
   ])('%j', (t, want) => {
     expect(parseTerm(t)).toEqual(want);
   });
