@@ -46,6 +46,7 @@ const EMPTY_PATH: ApiPath = Object.freeze({
 
 /** Decodes one query component like Go's url.QueryUnescape: '+' is a space, %XX a byte. */
 export function decodeQueryComponent(s: string): { value: string; ok: boolean } {
+  // Stryker disable next-line ConditionalExpression,StringLiteral: a shortcut; decoding a plain string gives it back
   if (s.indexOf('%') < 0 && s.indexOf('+') < 0) return { value: s, ok: true };
   const plus = s.replace(/\+/g, ' ');
   try {
@@ -73,21 +74,29 @@ export function parseListQuery(qs: string): { query: ListQuery; badEscape: boole
   const n = qs.length;
   // One pass with indexOf, no split() array; components are decoded only when the query has a '%' or '+' at
   // all (most have none) and then only those that hold one.
+  // Stryker disable next-line ConditionalExpression,StringLiteral: a shortcut; decoding plain components gives them back
   const esc = qs.indexOf('%') >= 0 || qs.indexOf('+') >= 0;
   let start = 0;
+  // Stryker disable next-line EqualityOperator: a round at start = n finds no component
   while (start < n) {
     let amp = qs.indexOf('&', start);
     if (amp < 0) amp = n;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty component has the empty key, which no parameter is
     if (amp > start) {
       let eq = qs.indexOf('=', start);
+      // Stryker disable next-line EqualityOperator: '=' and '&' are never at one index
       if (eq > amp) eq = -1;
+      // Stryker disable next-line EqualityOperator: eq = 0 only for a query that starts with '=': its key is no parameter either way
       let key = qs.slice(start, eq < 0 ? amp : eq);
+      // Stryker disable next-line EqualityOperator: as above
       let value = eq < 0 ? '' : qs.slice(eq + 1, amp);
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: decoding a plain component gives it back
       if (esc && needsDecode(key)) {
         const k = decodeQueryComponent(key);
         key = k.value;
         if (!k.ok) badEscape = true;
       }
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: as above
       if (esc && needsDecode(value)) {
         const v = decodeQueryComponent(value);
         value = v.value;
@@ -101,6 +110,7 @@ export function parseListQuery(qs: string): { query: ListQuery; badEscape: boole
 }
 
 function needsDecode(s: string): boolean {
+  // Stryker disable next-line ConditionalExpression,StringLiteral: deciding to decode a plain component gives it back
   return s.indexOf('%') >= 0 || s.indexOf('+') >= 0;
 }
 
@@ -128,6 +138,7 @@ function applyParam(query: ListQuery, key: string, value: string, seen: number):
       break;
     case 'limit': {
       const n = Number.parseInt(value, 10);
+      // Stryker disable next-line EqualityOperator: setting a limit of 0 over a limit of 0 changes nothing
       if (query.limit === 0 && Number.isFinite(n) && n > 0) query.limit = n;
       break;
     }
@@ -148,24 +159,22 @@ function applyParam(query: ListQuery, key: string, value: string, seen: number):
 
 // Path segments: RequestInfoFactory treats /api as the core group prefix and /apis as named groups.
 function parsePath(path: string): ApiPath {
-  // Some converters (e.g. the Stackdriver bridge) drop the leading slash: "core/v1/namespaces/…".
-  let p = path;
-  if (p.length > 0 && p.charCodeAt(0) !== 47) p = '/' + p;
-  const segs = p.split('/').filter((s) => s.length > 0);
+  // Empty segments go, so a path without its leading slash (the Stackdriver bridge's "core/v1/namespaces/…")
+  // reads as with it.
+  const segs = path.split('/').filter((s) => s.length > 0);
   let i = 0;
   let apiGroup = '';
   let apiVersion = '';
+  // (a path too short for its prefix leaves no resource segment, below: not a resource request)
   if (segs[0] === 'api') {
-    if (segs.length < 2) return EMPTY_PATH;
-    apiVersion = segs[1]!;
+    apiVersion = segs[1] ?? '';
     i = 2;
   } else if (segs[0] === 'apis') {
-    if (segs.length < 3) return EMPTY_PATH;
-    apiGroup = segs[1]!;
-    apiVersion = segs[2]!;
+    apiGroup = segs[1] ?? '';
+    apiVersion = segs[2] ?? '';
     i = 3;
-  } else if (segs[0] === 'core' && segs.length >= 2) {
-    apiVersion = segs[1]!;
+  } else if (segs[0] === 'core') {
+    apiVersion = segs[1] ?? '';
     i = 2;
   } else {
     return EMPTY_PATH;
@@ -181,19 +190,13 @@ function parsePath(path: string): ApiPath {
   let namespace = '';
   // /namespaces/{ns}/{resource}… — but /namespaces/{name} and /namespaces/{name}/{status|finalize}
   // address the namespace object itself (RequestInfo special case).
-  if (rest[0] === 'namespaces') {
-    if (rest.length >= 2) {
-      namespace = rest[1]!;
-      if (rest.length >= 3) {
-        rest = rest.slice(2);
-      } else {
-        return { isResourceRequest: true, apiGroup, apiVersion, resource: 'namespaces', namespace: '', name: namespace, subresource: '', isLegacyWatch };
-      }
-      if (rest.length === 1 && (rest[0] === 'status' || rest[0] === 'finalize')) {
-        return { isResourceRequest: true, apiGroup, apiVersion, resource: 'namespaces', namespace: '', name: namespace, subresource: rest[0]!, isLegacyWatch };
-      }
-    } else {
-      return { isResourceRequest: true, apiGroup, apiVersion, resource: 'namespaces', namespace: '', name: '', subresource: '', isLegacyWatch };
+  // (/namespaces alone is the list of namespaces: the general case below)
+  if (rest[0] === 'namespaces' && rest.length >= 2) {
+    namespace = rest[1]!;
+    if (rest.length === 2) return { isResourceRequest: true, apiGroup, apiVersion, resource: 'namespaces', namespace: '', name: namespace, subresource: '', isLegacyWatch };
+    rest = rest.slice(2);
+    if (rest.length === 1 && (rest[0] === 'status' || rest[0] === 'finalize')) {
+      return { isResourceRequest: true, apiGroup, apiVersion, resource: 'namespaces', namespace: '', name: namespace, subresource: rest[0]!, isLegacyWatch };
     }
   }
   return {
@@ -203,12 +206,13 @@ function parsePath(path: string): ApiPath {
     resource: rest[0] ?? '',
     namespace,
     name: rest[1] ?? '',
-    subresource: rest.length > 2 ? rest.slice(2).join('/') : '',
+    subresource: rest.slice(2).join('/'),
     isLegacyWatch,
   };
 }
 
 function decodePathSegment(s: string): string {
+  // Stryker disable next-line ConditionalExpression,StringLiteral: a shortcut; decoding a plain segment gives it back
   if (s.indexOf('%') < 0) return s;
   try {
     return decodeURIComponent(s);
@@ -220,6 +224,7 @@ function decodePathSegment(s: string): string {
 /** Parses a raw requestURI (path and query, as the apiserver logged it). */
 export function parseRequestUri(uri: string): ParsedRequestUri {
   const q = uri.indexOf('?');
+  // Stryker disable next-line EqualityOperator: a URI that starts with '?' has no path either way
   const pathPart = q < 0 ? uri : uri.slice(0, q);
   const { query, badEscape } = parseQueryOf(uri, q);
   const path = parsePath(pathPart);
@@ -228,9 +233,11 @@ export function parseRequestUri(uri: string): ParsedRequestUri {
 }
 
 function parseQueryOf(uri: string, q: number): { query: ListQuery; badEscape: boolean } {
+  // Stryker disable next-line StringLiteral: a query of no known parameter parses as the empty one
   if (q < 0) return parseListQuery('');
   const queryPart = uri.slice(q + 1);
   const hash = queryPart.indexOf('#');
+  // Stryker disable next-line EqualityOperator: a query that starts with '#' is all fragment either way
   return parseListQuery(hash < 0 ? queryPart : queryPart.slice(0, hash));
 }
 
@@ -241,6 +248,7 @@ export function parseRequestQuery(uri: string): ListQuery {
   const pathEnd = q < 0 ? uri.length : q;
   const w = uri.indexOf('/watch', 0);
   const pct = uri.indexOf('%', 0);
-  if ((w >= 0 && w < pathEnd) || (pct >= 0 && pct < pathEnd) || (pathEnd > 0 && uri.charCodeAt(0) !== 47)) return parseRequestUri(uri).query;
+  // Stryker disable next-line ConditionalExpression: a shortcut; parsing the whole URI gives the same query
+  if ((w >= 0 && w < pathEnd) || (pct >= 0 && pct < pathEnd)) return parseRequestUri(uri).query;
   return parseQueryOf(uri, q).query;
 }

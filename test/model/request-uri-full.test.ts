@@ -120,8 +120,41 @@ describe('decodeQueryComponent', () => {
     ['%41%zz', 'A%zz', false],
     ['%FF', '\u00ff', false],
     ['', '', true],
+    ['+a', ' a', true], // a '+' at the start is a space too
+    ['%41', 'A', true], // and an escape at the start is decoded
   ])('%j → %j', (s, value, ok) => {
     expect(decodeQueryComponent(s)).toEqual({ value, ok });
+  });
+});
+
+describe('edges of the path and the query', () => {
+  it('an escaped legacy /watch/ prefix is a watch, through the shortcut too', () => {
+    expect(parseRequestQuery('/api/v1/%77atch/pods').watch).toBe(true);
+    expect(parseRequestUri('/api/v1/%77atch/pods').path).toMatchObject({ resource: 'pods', isLegacyWatch: true });
+  });
+  it('a segment that starts with an escape is decoded', () => {
+    expect(parseRequestUri('/api/v1/namespaces/%6bube-system/pods').path).toMatchObject({ namespace: 'kube-system', resource: 'pods' });
+  });
+  it('a query at the very start of the URI is still the query', () => {
+    expect(parseRequestUri('?limit=5').query.limit).toBe(5);
+    expect(parseRequestUri('?limit=5').path.isResourceRequest).toBe(false);
+  });
+  it('a query that starts with an escape, and a value that starts with +, are decoded', () => {
+    expect(parseListQuery('%6Cimit=5').query.limit).toBe(5);
+    expect(parseListQuery('labelSelector=+a&limit=1').query.labelSelector).toBe(' a');
+  });
+  it.each(['/foo/v1/pods', '/healthz/etcd/x', '/core', '/api', '/apis/apps', '/apis/apps/v1', '/api/v1/watch'])('%s is no resource request', (uri) => {
+    expect(parseRequestUri(uri).path.isResourceRequest).toBe(false);
+  });
+  it('/core/v1/… (no /api) is the core group, as the Stackdriver bridge writes it', () => {
+    expect(parseRequestUri('/core/v1/namespaces/a/pods').path).toMatchObject({ isResourceRequest: true, apiGroup: '', apiVersion: 'v1', namespace: 'a', resource: 'pods' });
+  });
+  it('the namespaces list, one namespace, its status, and a resource in it', () => {
+    expect(parseRequestUri('/api/v1/namespaces').path).toMatchObject({ resource: 'namespaces', namespace: '', name: '', subresource: '' });
+    expect(parseRequestUri('/api/v1/namespaces/a').path).toMatchObject({ resource: 'namespaces', namespace: '', name: 'a', subresource: '' });
+    expect(parseRequestUri('/api/v1/namespaces/a/finalize').path).toMatchObject({ resource: 'namespaces', namespace: '', name: 'a', subresource: 'finalize' });
+    expect(parseRequestUri('/api/v1/namespaces/a/pods/p/log').path).toMatchObject({ resource: 'pods', namespace: 'a', name: 'p', subresource: 'log' });
+    expect(parseRequestUri('/api/v1/namespaces/a/pods/p').path).toMatchObject({ name: 'p', subresource: '' });
   });
 });
 
@@ -139,6 +172,7 @@ describe('parseRequestQuery: the shortcut for a known objectRef equals the full 
     '?limit=5',
     '/api/v1/pods?fieldSelector=spec.nodeName%3Dn#x',
     '/api/v1/namespaces/watchers/pods?limit=5',
+    '/api/v1/%77atch/pods',
   ])('%s', (uri) => {
     expect(parseRequestQuery(uri)).toEqual(parseRequestUri(uri).query);
   });
