@@ -9,7 +9,6 @@ import { buildReport, nothingRead, type ScanReport } from '../../analyze/report.
 import { expandSources } from '../../input/sources.js';
 import { FollowReader } from '../../follow.js';
 import { attachEngine } from '../../engine/engine.js';
-import { renderLive } from '../../render/live.js';
 import { redactJson, safeText, UNSAFE_IN_JSON } from '../../render/text-safety.js';
 import { summarizeDiagnostics } from '../../diagnostics.js';
 import { renderReport, reportOptionsOf, writeApf } from './scan.js';
@@ -87,9 +86,11 @@ export async function runFollow(cfg: ScanConfig, io: FollowIO, toolVersion: stri
   let paused = false;
   let readerGone = false;
   let last: ScanReport | null = null;
+  // the live view's width rules load only for a terminal
+  const renderLive = tty ? (await import('../../render/live.js')).renderLive : null;
   const draw = (r: ScanReport): Promise<boolean> => {
     const { columns, rows } = io.size();
-    const lines = renderLive(r, r.liveWindow!, { width: Math.max(40, columns), height: Math.max(10, rows), chalk, paused, intervalSeconds: follow.intervalMs / 1000, readBytes: reader.readBytes.n, notes });
+    const lines = renderLive!(r, r.liveWindow!, { width: Math.max(40, columns), height: Math.max(10, rows), chalk, paused, intervalSeconds: follow.intervalMs / 1000, readBytes: reader.readBytes.n, notes });
     return io.write('\x1b[H' + lines.map((l) => l + '\x1b[K').join('\n') + '\x1b[J');
   };
   const tick = async (): Promise<void> => {
@@ -145,7 +146,7 @@ export async function runFollow(cfg: ScanConfig, io: FollowIO, toolVersion: stri
   if (cfg.output === 'json' && !tty) await io.write(jsonLine(report, { final: true, readBytes: reader.readBytes.n }));
   else {
     const { liveWindow: _w, ...plain } = report;
-    await io.write(renderReport(plain, cfg));
+    await io.write(await renderReport(plain, cfg));
   }
   for (const d of summarizeDiagnostics(report)) io.errText(d + '\n');
   const apf = cfg.apfOut === null ? null : writeApf(report, cfg.apfOut);

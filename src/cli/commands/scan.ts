@@ -9,9 +9,6 @@ import { join } from 'node:path';
 import { expandSources } from '../../input/sources.js';
 import { readSources } from '../../scan.js';
 import { renderJson } from '../../render/json.js';
-import { renderMarkdown } from '../../render/markdown.js';
-import { renderTable } from '../../render/table.js';
-import { renderHtml } from '../../render/html.js';
 import { formatSkip, summarizeDiagnostics } from '../../diagnostics.js';
 import { Progress } from '../../render/progress.js';
 import { Redactor } from '../../analyze/redact.js';
@@ -110,7 +107,7 @@ export async function runScan(
   }
   const apf = cfg.apfOut === null ? null : writeApf(report, cfg.apfOut);
   if (apf !== null) diagnostics.push(apf.message);
-  const stdout = renderReport(report, cfg);
+  const stdout = await renderReport(report, cfg);
   const hardProblems = problems.filter((p) => !p.message.startsWith('same file'));
   return { stdout, diagnostics, report, inputFailed: failures.length > 0 || hardProblems.length > 0, interrupted: signal?.aborted === true, nothingRead: report.inputs.length > 0 && nothingRead(report), writeFailed: apf !== null && !apf.ok };
 }
@@ -143,14 +140,12 @@ export function writeApf(report: ScanReport, dir: string): { ok: boolean; messag
   return { ok: true, message: `audit-scan: --apf-out: wrote ${files.map((f) => safeText(join(dir, f.file))).join(', ')} (kubectl apply -f ${safeText(dir)})` };
 }
 
-/** Renders a report in the configured format. */
-export function renderReport(report: ScanReport, cfg: ScanConfig): string {
-  const chalk = new Chalk({ level: cfg.color ? 1 : 0 });
-  return cfg.output === 'json'
-      ? renderJson(report)
-      : cfg.output === 'markdown'
-        ? renderMarkdown(report)
-        : cfg.output === 'html'
-          ? renderHtml(report)
-          : renderTable(report, { chalk, width: cfg.width, showApf: cfg.showApf });
+/** Renders a report in the configured format. The renderers are loaded when asked for: the table's width rules
+ * (string-width, ICU's grapheme segmenter) cost a tenth of a second at start-up, which -o json never needs. */
+export async function renderReport(report: ScanReport, cfg: ScanConfig): Promise<string> {
+  if (cfg.output === 'json') return renderJson(report);
+  if (cfg.output === 'markdown') return (await import('../../render/markdown.js')).renderMarkdown(report);
+  if (cfg.output === 'html') return (await import('../../render/html.js')).renderHtml(report);
+  const { renderTable } = await import('../../render/table.js');
+  return renderTable(report, { chalk: new Chalk({ level: cfg.color ? 1 : 0 }), width: cfg.width, showApf: cfg.showApf });
 }

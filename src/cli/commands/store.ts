@@ -9,7 +9,7 @@ import { expandSources } from '../../input/sources.js';
 import { readSources } from '../../scan.js';
 import { resolveConfig, type Env } from '../config.js';
 import { SCAN_OPTIONS } from '../options.js';
-import { renderReport } from './scan.js';
+import { renderReport, reportOptionsOf } from './scan.js';
 import { buildReport, formatCount } from '../../analyze/report.js';
 import { plural } from '../../render/format.js';
 import { redactSecrets, safeText } from '../../render/text-safety.js';
@@ -125,11 +125,11 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
     }
     // scan --db
     const cfg = resolveConfig(['(store)'], opts, io.env);
-    const kv = cfg.kubeVersion;
     const state = await stateFromStore(store, cfg.etcdPrefix);
-    const report = buildReport(state, { kubeVersion: kv, etcdVersion: cfg.etcdVersion, consistentListFromCache: cfg.consistentListFromCache, watchCacheDisabled: cfg.watchCacheDisabled, objectsGiven: cfg.objectsGiven, top: cfg.top, toolVersion: io.version });
+    // the same options as a scan of the logs (--redact included)
+    const report = buildReport(state, reportOptionsOf(cfg, io.version));
     report.inputs = report.inputs.filter((i) => i.name !== '(store)');
-    io.out(renderReport(report, cfg));
+    io.out(await renderReport(report, cfg));
     return 0;
   } catch (err) {
     if (io.signal?.aborted && !(err instanceof InterruptedError)) throw new InterruptedError('interrupted');
