@@ -187,3 +187,54 @@ describe('parseTimestampMs: the forms logs write', () => {
     expect(parseTimestampMs(null)).toBeNull();
   });
 });
+
+// Edges the mutation run found untested: each row is one rule at its boundary.
+describe('etcd lines: the boundaries of each rule', () => {
+  const zap = (f: Record<string, unknown>) => parseEtcdZap({ level: 'warn', ts: '2026-11-30T12:00:00.000Z', ...f });
+  it('a one-digit octal escape up to \\7', () => {
+    expect(parseRangeRequestText('key:"/a\\7" ')!.key).toBe('/a\u0007');
+    expect(parseRangeRequestText('key:"/a\\8" ')!.key).toBe('/a8');
+  });
+  it('a name-less field before the key is skipped, not the end', () => {
+    expect(parseRangeRequestText(':x key:"/a" ')).toMatchObject({ key: '/a' });
+  });
+  it('trace[N] range is the whole message', () => {
+    expect(zap({ msg: 'trace[7] range', detail: '{range_begin:/registry/pods/; range_end:/registry/pods0; response_count:5; }' })).toMatchObject({ kind: 'range', via: 'trace', key: '/registry/pods/', rangeEnd: '/registry/pods0', objects: 5 });
+    expect(zap({ msg: 'my trace[7] range', caller: 'etcdserver/x.go:1', detail: '{range_begin:/a; }' })).toEqual({ kind: 'other', what: 'my trace[7] range', tsMs: Date.UTC(2026, 10, 30, 12) });
+    expect(zap({ msg: 'trace[7] ranges', caller: 'etcdserver/x.go:1', detail: '{range_begin:/a; }' })).toEqual({ kind: 'other', what: 'trace[7] ranges', tsMs: Date.UTC(2026, 10, 30, 12) });
+    // a trace without range_end reads a single key
+    expect(zap({ msg: 'trace[7] range', detail: '{range_begin:/registry/pods/a/b; response_count:1; }' })).toMatchObject({ kind: 'range', rangeEnd: null });
+  });
+  it('a prefix that is not a string is no read-only range', () => {
+    expect(zap({ msg: 'apply request took too long', prefix: 5, request: 'key:"/a" ', took: '120ms' })).toEqual({ kind: 'other', what: 'slow write', tsMs: Date.UTC(2026, 10, 30, 12), tookMs: 120 });
+  });
+  it.each([
+    ['operator/etcdserver/x.go:5'], // an etcd package name inside another tree
+    ['etcdserver/util.go:170 extra'],
+    ['etcdserver/util.go'],
+  ])('caller %j is not etcd', (caller) => {
+    expect(zap({ msg: 'hello', caller })).toBeNull();
+  });
+  it('capnslog: the header at the start, the fraction optional, read as UTC whatever the zone', () => {
+    expect(parseEtcdCapnslog('x2021-05-14 16:47:40.074621 W | etcdserver: hello')).toBeNull();
+    expect(parseEtcdCapnslog('2021-05-14 16:47:40 W | etcdserver: hello')).toEqual({ kind: 'other', what: 'etcdserver', tsMs: Date.UTC(2021, 4, 14, 16, 47, 40) });
+    const tz = process.env.TZ;
+    try {
+      process.env.TZ = 'Asia/Tokyo';
+      expect(parseEtcdCapnslog('2021-05-14 16:47:40 W | etcdserver: hello')!.tsMs).toBe(Date.UTC(2021, 4, 14, 16, 47, 40));
+    } finally {
+      process.env.TZ = tz;
+    }
+  });
+  it('capnslog: a slow read is the whole message; the version only at its start; wal sync only from wal', () => {
+    const at = '2021-05-14 16:47:40 W | ';
+    const read = 'read-only range request "key:\\"/registry/pods/\\" range_end:\\"/registry/pods0\\" " with result "range_response_count:7 size:70" took too long (120ms) to execute';
+    expect(parseEtcdCapnslog(at + 'etcdserver: ' + read)).toMatchObject({ kind: 'range', key: '/registry/pods/', objects: 7, bytes: 70, tookMs: 120 });
+    expect(parseEtcdCapnslog(at + 'etcdserver: x' + read)).toMatchObject({ kind: 'other', what: 'slow request' });
+    expect(parseEtcdCapnslog(at + 'etcdserver: ' + read + ' again')).toMatchObject({ kind: 'other', what: 'slow request' });
+    expect(parseEtcdCapnslog(at + 'etcdmain: etcd Version: 3.4.13')).toMatchObject({ kind: 'other', what: 'version', version: '3.4.13' });
+    expect(parseEtcdCapnslog(at + 'etcdmain: the etcd Version: 3.4.13')).toMatchObject({ kind: 'other', what: 'etcdmain' });
+    expect(parseEtcdCapnslog(at + 'wal: sync duration of 1.2s, expected less than 1s')).toMatchObject({ what: 'wal sync' });
+    expect(parseEtcdCapnslog(at + 'etcdserver: sync duration of 1.2s')).toMatchObject({ what: 'etcdserver' });
+  });
+});
