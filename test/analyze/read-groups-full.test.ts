@@ -127,7 +127,98 @@ describe('a group, field by field', () => {
   });
 });
 
+describe('a group: the edges of each field', () => {
+  it('the largest returned count whatever the order; the sample is the earliest request, ties to the smaller URI', () => {
+    const g = new ReadGroups();
+    add(g, { receivedMs: T + 5, returnedItems: 30, requestURI: '/api/v1/pods?b' });
+    add(g, { receivedMs: T + 5, returnedItems: 10, requestURI: '/api/v1/pods?a' });
+    add(g, { receivedMs: T + 9, requestURI: '/api/v1/pods?0' });
+    add(g, { receivedMs: null, requestURI: '/' });
+    const x = [...g.groups.values()][0]!;
+    expect([x.returnedMax, x.sampleMs, x.sampleUri]).toEqual([30, T + 5, '/api/v1/pods?a']);
+    const h = new ReadGroups();
+    add(h, { receivedMs: T + 5, requestURI: '/api/v1/pods?a' });
+    add(h, { receivedMs: T + 5, requestURI: '/api/v1/pods?b' });
+    add(h, { receivedMs: T + 1, requestURI: '/api/v1/pods?z' });
+    expect([...h.groups.values()][0]!.sampleUri).toBe('/api/v1/pods?z');
+  });
+
+  it('the etcd and APF-wait annotations, where the events carry them', () => {
+    const g = new ReadGroups();
+    add(g, { etcdLatencyMs: 512.3, apfQueueWaitMs: 2.5 });
+    add(g, {});
+    const x = [...g.groups.values()][0]!;
+    expect([x.etcdLatency.n, x.etcdLatency.max, x.apfWait.n, x.apfWait.max, x.latency.n]).toEqual([1, 512.3, 1, 2.5, 2]);
+  });
+
+  it('a full set takes a value it holds again without counting an overflow', () => {
+    const g = new ReadGroups();
+    for (let i = 0; i < MAX_SET_PER_GROUP; i++) add(g, {}, {}, '', `n${i}`);
+    add(g, {}, {}, '', 'n0');
+    add(g, {}, {}, '', 'new');
+    expect([...g.groups.values()][0]!.setOverflow).toBe(1);
+  });
+
+  it('the shared series budget is checked as requests come, every 65,536, not only at the end', () => {
+    const g = new ReadGroups(50_000, 1000, 10_000);
+    // 100 groups × 700 requests in distinct seconds: 70,000 buckets, past the budget of 10,000
+    for (let i = 0; i < 70_000; i++) add(g, { userAgent: `ua${i % 100}`, receivedMs: T + i * 1000 });
+    expect([...g.groups.values()][0]!.series.widthMs).toBeGreaterThan(1000);
+  });
+
+  it('a budget met exactly is kept: no coarsening at 12 buckets of 12', () => {
+    const g = new ReadGroups(50_000, 1000, 12);
+    for (let i = 0; i < 6; i++) add(g, { userAgent: 'a', receivedMs: T + i * 1000 });
+    for (let i = 0; i < 6; i++) add(g, { userAgent: 'b', receivedMs: T + i * 1000 });
+    g.checkSeriesBudget();
+    expect([...g.groups.values()].map((x) => x.series.widthMs)).toEqual([1000, 1000]);
+  });
+});
+
 describe('merging two threads', () => {
+  it('keeps the earlier first, the later last and the earlier sample, whichever side holds them', () => {
+    const a = new ReadGroups();
+    const b = new ReadGroups();
+    add(a, { receivedMs: T, requestURI: '/api/v1/pods?a' });
+    add(a, { receivedMs: T + 9000 });
+    add(b, { receivedMs: T + 5, requestURI: '/api/v1/pods?0' });
+    add(b, { receivedMs: T + 50 });
+    a.merge(b.groups);
+    const x = [...a.groups.values()][0]!;
+    expect([x.firstMs, x.lastMs, x.sampleMs, x.sampleUri]).toEqual([T, T + 9000, T, '/api/v1/pods?a']);
+    // and the other way: the merged side holds the outer times and the sample
+    const c = new ReadGroups();
+    const d = new ReadGroups();
+    add(c, { receivedMs: T + 100, requestURI: '/api/v1/pods?c' });
+    add(d, { receivedMs: T, requestURI: '/api/v1/pods?d' });
+    add(d, { receivedMs: T + 200 });
+    c.merge(d.groups);
+    const y = [...c.groups.values()][0]!;
+    expect([y.firstMs, y.lastMs, y.sampleMs, y.sampleUri]).toEqual([T, T + 200, T, '/api/v1/pods?d']);
+    // a tie in time: the smaller URI
+    const e = new ReadGroups();
+    const f = new ReadGroups();
+    add(e, { receivedMs: T, requestURI: '/api/v1/pods?b' });
+    add(f, { receivedMs: T, requestURI: '/api/v1/pods?a' });
+    e.merge(f.groups);
+    expect([...e.groups.values()][0]!.sampleUri).toBe('/api/v1/pods?a');
+    add(f, { receivedMs: T, requestURI: '/api/v1/pods?c' });
+    const g = new ReadGroups();
+    add(g, { receivedMs: T, requestURI: '/api/v1/pods?b' });
+    f.merge(g.groups);
+    expect([...f.groups.values()][0]!.sampleUri).toBe('/api/v1/pods?a');
+  });
+
+  it('set overflows of both sides add up', () => {
+    const a = new ReadGroups();
+    const b = new ReadGroups();
+    for (let i = 0; i < MAX_SET_PER_GROUP + 1; i++) add(a, {}, {}, '', `a${i}`);
+    for (let i = 0; i < MAX_SET_PER_GROUP + 2; i++) add(b, {}, {}, '', `b${i}`);
+    a.merge(b.groups);
+    // 1 + 2 overflowed, then b's 100,000 kept names find a full set
+    expect([...a.groups.values()][0]!.setOverflow).toBe(3 + MAX_SET_PER_GROUP);
+  });
+
   it('adds counts and keeps the outer times, the largest returned, every node and namespace', () => {
     const a = new ReadGroups();
     const b = new ReadGroups();
@@ -180,13 +271,13 @@ describe('merging two threads', () => {
 });
 
 describe('the group cap', () => {
-  it('folds the smaller half into overflow, by requests then key', () => {
+  it('folds the smaller half into overflow, by requests then key, whatever the order groups came in', () => {
     const g = new ReadGroups(4);
-    for (let i = 0; i < 4; i++) for (let k = 0; k <= i; k++) add(g, { userAgent: `ua${i}` });
-    // a fifth group: the two smallest (ua0: 1, ua1: 2 requests) are folded first
-    add(g, { userAgent: 'ua9', verb: 'get' });
-    expect([...g.groups.values()].map((x) => [x.userAgent, x.requests]).sort()).toEqual([['ua2', 3], ['ua3', 4], ['ua9', 1]]);
-    expect([g.overflow.groups, Object.fromEntries(g.overflow.requests), g.overflow.maxFolded]).toEqual([2, { list: 3 }, 2]);
+    // in: ua-c 2, ua-d 5, ua-b 2, ua-a 2 requests; the two smallest are the ties ua-a and ua-b (by key)
+    for (const [ua, n] of [['ua-c', 2], ['ua-d', 5], ['ua-b', 2], ['ua-a', 2]] as const) for (let k = 0; k < n; k++) add(g, { userAgent: ua });
+    add(g, { userAgent: 'ua-z', verb: 'get' }); // a fifth group: the cap folds first
+    expect([...g.groups.values()].map((x) => [x.userAgent, x.requests]).sort()).toEqual([['ua-c', 2], ['ua-d', 5], ['ua-z', 1]]);
+    expect([g.overflow.groups, Object.fromEntries(g.overflow.requests), g.overflow.maxFolded]).toEqual([2, { list: 4 }, 2]);
   });
   it('merging past the cap folds too', () => {
     const a = new ReadGroups(2);
