@@ -146,3 +146,78 @@ describe('TokenRequest waves', () => {
     expect(await sev(50, 1)).toBe('info');
   });
 });
+
+describe('TokenRequest waves: who, the TTL, and how many waves the summary lists', () => {
+  const tok = (id: string, s: number, ns: string, ttl?: number) =>
+    auditLine({
+      auditID: id,
+      level: 'Request',
+      verb: 'create',
+      requestURI: `/api/v1/namespaces/${ns}/serviceaccounts/sa/token`,
+      user: { username: 'system:node:n1' },
+      objectRef: { resource: 'serviceaccounts', namespace: ns, name: 'sa', subresource: 'token' },
+      ...(ttl === undefined ? {} : { requestObject: { kind: 'TokenRequest', spec: { expirationSeconds: ttl } } }),
+      requestReceivedTimestamp: at(s * 1000),
+      stageTimestamp: at(s * 1000 + 5),
+    });
+  const pad = (i: number) => String(i).padStart(2, '0');
+
+  it('the 20 busiest service accounts (ties by name) and the first 50 namespaces, sorted', async () => {
+    // 60 requests in one second, written busiest-last: ns-04 … ns-00 twice, ns-54 … ns-05 once
+    const lines = Array.from({ length: 60 }, (_, k) => 59 - k).map((i) => tok(`t${i}`, 0, `ns-${pad(i % 55)}`));
+    const [t] = await findings(lines, 'token-refresh-storm');
+    expect(t.serviceAccounts).toEqual([
+      ...[0, 1, 2, 3, 4].map((i) => ({ serviceAccount: `ns-${pad(i)}/sa`, requests: 2 })),
+      ...Array.from({ length: 15 }, (_, k) => ({ serviceAccount: `ns-${pad(k + 5)}/sa`, requests: 1 })),
+    ]);
+    expect(t.namespaces).toEqual(Array.from({ length: 50 }, (_, i) => `ns-${pad(i)}`));
+  });
+
+  it('the TTL is the one most requests ask for; a tie goes to the shorter', async () => {
+    const ttlOf = async (ttls: number[]) => (await findings(ttls.map((x, i) => tok(`u${i}`, 0, 'a', x)), 'token-refresh-storm'))[0];
+    const most = await ttlOf([3600, 3600, 3600, 7200, 7200, 7200, 7200, 7200]);
+    expect([most.ttlSeconds, most.ttlSource, most.expectedPeriodSeconds]).toEqual([7200, 'requests', 5755.5]); // 0.8 × 7200 − 4.5
+    const tie = await ttlOf([7200, 7200, 7200, 3600, 3600, 3600]);
+    expect([tie.ttlSeconds, tie.expectedPeriodSeconds]).toEqual([3600, 2875.5]);
+    const none = (await findings(Array.from({ length: 6 }, (_, i) => tok(`v${i}`, 0, 'a')), 'token-refresh-storm'))[0];
+    expect([none.ttlSeconds, none.ttlSource]).toEqual([3607, 'default']);
+  });
+
+  it('the summary lists up to 12 waves; past that the first 6, the last 6 and how many more', async () => {
+    const waves = (n: number) => Array.from({ length: n }, (_, w) => Array.from({ length: 5 }, (_, i) => tok(`w${n}-${w}-${i}`, w * 2881, 'a'))).flat();
+    const [twelve] = await findings(waves(12), 'token-refresh-storm');
+    expect(twelve.waves).toHaveLength(12);
+    expect(twelve.summary).not.toContain('more');
+    expect(twelve.summary.match(/ at \d\d:\d\d:\d\d, peak/g)).toHaveLength(12);
+    const [thirteen] = await findings(waves(13), 'token-refresh-storm');
+    expect(thirteen.summary).toContain('; … 1 more)');
+    expect(thirteen.summary.match(/ at \d\d:\d\d:\d\d, peak/g)).toHaveLength(12);
+  });
+});
+
+describe('list storms: their order and their clients', () => {
+  const lister = (resource: string, ua: string) => ({ verb: 'list', requestURI: `/api/v1/${resource}`, objectRef: { resource, apiVersion: 'v1' }, user: { username: `system:serviceaccount:ops:${ua.split('/')[0]}` }, userAgent: ua });
+  it('storms in time order, ties by resource, whatever order the resources were first seen; clients busiest first, ties by user agent', async () => {
+    const lines = [
+      ...perSecond(0, 300, 1, lease),
+      ...perSecond(1, 2, 1, lister('secrets', 'early/1')), // secrets are seen first
+      ...perSecond(100, 105, 12, lister('configmaps', 'agent/1')),
+      ...perSecond(200, 205, 10, lister('secrets', 'agent/1')),
+      ...perSecond(200, 205, 6, lister('pods', 'b/1')),
+      ...perSecond(200, 205, 6, lister('pods', 'a/1')),
+      ...perSecond(200, 205, 8, lister('pods', 'c/1')),
+    ];
+    const storms = await findings(lines, 'list-storm');
+    expect(storms.map((s) => [s.resource, s.start.slice(11, 19), s.requests])).toEqual([
+      ['configmaps', '12:01:40', 60],
+      ['pods', '12:03:20', 100],
+      ['secrets', '12:03:20', 50],
+    ]);
+    expect(storms[1].clients.map((c: any) => [c.userAgent, c.requests, c.etcdShare])).toEqual([
+      ['c/1', 40, 1],
+      ['a/1', 30, 1],
+      ['b/1', 30, 1],
+    ]);
+    expect(storms[1].summary).toContain('Top: c 40, a 30, b 30');
+  });
+});
