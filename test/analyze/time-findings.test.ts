@@ -43,6 +43,50 @@ const ofKind = (fs: any[], ...kinds: string[]) => fs.filter((f) => kinds.include
 const steady = () => [...perSecond(0, 40, 10, lease), ...perSecond(60, 100, 10, lease)];
 const GAP_TEXT = `(stdin): no audit events for 20.1 s (${at(39_900)} – ${at(60_000)}; a gap here is ≥ 10 s: 100× this input's median spacing of 100 ms, at least 5 s)`;
 
+describe('gaps and restarts: the edges of each window', () => {
+  it('a lease sign counts from 10 s before a gap to 60 s after it, both ends included', async () => {
+    const gapOf = async (ms: number) => ofKind(await findings([...steady(), ...perSecond(100, 140, 10, lease), identityLease(ms, 'create', 'a1')]), 'audit-gap', 'apiserver-restart').find((f: any) => f.gapSeconds > 0);
+    // the gap runs 39.9 s – 60 s
+    expect((await gapOf(29_900)).signs).toEqual(['identity lease created']);
+    expect((await gapOf(29_899)).signs).toEqual([]);
+    expect((await gapOf(120_000)).signs).toEqual(['identity lease created']);
+    expect((await gapOf(120_001)).signs).toEqual([]);
+  });
+
+  it('a takeover up to 60 s after another is part of its restart; 60.001 s after, a restart of its own', async () => {
+    const quiet = perSecond(0, 200, 10, lease);
+    const starts = async (second: number) => ofKind(await findings([...quiet, identityLease(10_000, 'update', 'a1'), identityLease(30_000, 'update', 'b2'), identityLease(second, 'update', 'c3')]), 'apiserver-restart').map((f: any) => f.start);
+    expect(await starts(90_000)).toEqual([at(30_000)]);
+    expect(await starts(90_001)).toEqual([at(30_000), at(90_001)]);
+  });
+
+  it('a lease created and taken over just before a pause: both said, joined with "and"', async () => {
+    // created by a1, renewed by a1 (its first holder), then b2 holds it
+    const [f] = ofKind(await findings([...steady(), identityLease(38_000, 'create', 'a1'), identityLease(38_500, 'update', 'a1'), identityLease(39_000, 'update', 'b2')]), 'apiserver-restart');
+    expect(f.signs).toEqual(['identity lease created', 'identity lease taken over']);
+    expect(f.summary).toBe(`${GAP_TEXT}; the apiserver identity lease was created and taken over.`);
+  });
+
+  it('restarts of two inputs in time order, ties by input name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-scan-order-'));
+    const gapAt = (fromS: number) => [...perSecond(0, fromS, 10, lease), ...perSecond(fromS + 20, 200, 10, lease)].map((l) => l.replace(/"auditID":"e/, `"auditID":"${fromS}-e`));
+    const b = join(dir, 'b.log');
+    const a = join(dir, 'a.log');
+    writeFileSync(b, byTime(gapAt(40)).join('\n') + '\n');
+    writeFileSync(a, byTime(gapAt(100)).join('\n') + '\n');
+    const r = await runCli(['-o', 'json', '--kube-version', '1.30', b, a]);
+    const gaps = JSON.parse(r.stdout).findings.filter((f: any) => f.kind === 'audit-gap');
+    expect(gaps.map((g: any) => [g.input, g.start.slice(11, 19)])).toEqual([
+      [b, '12:00:39'],
+      [a, '12:01:39'],
+    ]);
+    const c = join(dir, 'c.log');
+    writeFileSync(c, byTime(gapAt(40)).join('\n').replace(/"auditID":"40-e/g, '"auditID":"c40-e') + '\n');
+    const r2 = await runCli(['-o', 'json', '--kube-version', '1.30', c, b]);
+    expect(JSON.parse(r2.stdout).findings.filter((f: any) => f.kind === 'audit-gap').map((g: any) => g.input)).toEqual([b, c]);
+  });
+});
+
 describe('gaps and restarts, sentence by sentence', () => {
   it('a gap with no sign: an audit gap, log loss or an idle apiserver', async () => {
     expect(ofKind(await findings(steady()), 'audit-gap', 'apiserver-restart')).toEqual([

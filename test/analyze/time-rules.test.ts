@@ -183,6 +183,14 @@ describe('TokenRequest waves: who, the TTL, and how many waves the summary lists
     expect([none.ttlSeconds, none.ttlSource]).toEqual([3607, 'default']);
   });
 
+  it('the period is the median distance between waves: odd and even counts, in any order of distances', async () => {
+    const at = async (starts: number[]) => (await findings(starts.flatMap((st, w) => Array.from({ length: 5 }, (_, i) => tok(`m${starts.length}-${w}-${i}`, st, 'a'))), 'token-refresh-storm'))[0].periodSeconds;
+    // distances 3000, 2800, 2900: the median 2900
+    expect(await at([0, 3000, 5800, 8700])).toBe(2900);
+    // distances 3000, 2800, 2900, 2850: between 2850 and 2900
+    expect(await at([0, 3000, 5800, 8700, 11550])).toBe(2875);
+  });
+
   it('the summary lists up to 12 waves; past that the first 6, the last 6 and how many more', async () => {
     const waves = (n: number) => Array.from({ length: n }, (_, w) => Array.from({ length: 5 }, (_, i) => tok(`w${n}-${w}-${i}`, w * 2881, 'a'))).flat();
     const [twelve] = await findings(waves(12), 'token-refresh-storm');
