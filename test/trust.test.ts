@@ -318,7 +318,7 @@ describe('Ctrl-C works the first time', () => {
     const child = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', SHELL: '/bin/sh' } });
     let text = '';
     child.stdout.on('data', (d) => (text += d));
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 2500));
     child.stdin.write('\x03'); // one Ctrl-C, through the terminal's line discipline
     const code = await Promise.race([new Promise<number | null>((r) => child.on('exit', (c) => r(c))), new Promise<string>((r) => setTimeout(() => r('timeout'), 8000))]);
     if (code === 'timeout') child.kill('SIGKILL');
@@ -334,7 +334,10 @@ describe('Ctrl-C works the first time', () => {
     child.stderr.on('data', (d) => (stderr += d));
     child.stdin.on('error', () => {});
     child.stdin.write(lines(leases('x', T0, 10, 100)));
-    await new Promise((r) => setTimeout(r, 1500));
+    // wait until load has opened its store (it is then reading stdin, its SIGINT handler set), however slow the
+    // machine is today
+    for (let t = 0; t < 200 && !existsSync(db); t++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 500));
     const exited = new Promise<number | null>((r) => child.on('exit', r));
     child.kill('SIGINT');
     const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('hung'), 8000))]);
