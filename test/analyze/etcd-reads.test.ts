@@ -256,3 +256,25 @@ describe('internalReason', () => {
     expect(why(key, end, f, prefix)).toBe(want);
   });
 });
+
+describe('an aggregate’s first and last read, whatever order they come in', () => {
+  it('reads out of order in one stream: the earliest and the latest', () => {
+    const { r } = run([entry({ tsMs: T + 5000 }), entry({ tsMs: T + 2000 }), entry({ tsMs: T + 9000 }), entry({ tsMs: null })]);
+    const aggs = [...r.aggs.values()];
+    // aggregates are per minute: the read without a time has its own
+    expect(aggs.map((a) => [a.reads, a.firstMs, a.lastMs])).toEqual([[3, T + 2000, T + 9000], [1, null, null]]);
+  });
+  it('merged: the outer times of both sides, and a side without times changes nothing', () => {
+    const mk = (first: number | null, last: number | null): EtcdAgg => ({ ...[...run([entry()]).r.aggs.values()][0]!, firstMs: first, lastMs: last });
+    const a = mk(T + 1000, T + 8000);
+    mergeAgg(a, mk(T + 3000, T + 5000));
+    expect([a.firstMs, a.lastMs]).toEqual([T + 1000, T + 8000]);
+    mergeAgg(a, mk(T, T + 9000));
+    expect([a.firstMs, a.lastMs]).toEqual([T, T + 9000]);
+    mergeAgg(a, mk(null, null));
+    expect([a.firstMs, a.lastMs]).toEqual([T, T + 9000]);
+    const empty = mk(null, null);
+    mergeAgg(empty, mk(T + 1, T + 2));
+    expect([empty.firstMs, empty.lastMs]).toEqual([T + 1, T + 2]);
+  });
+});
