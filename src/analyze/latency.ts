@@ -22,7 +22,9 @@ export function newLatency(): LatencySketch {
 
 /** The bucket of `ms` (negative values, a clock step back, count as 0). */
 export function latencyBucket(ms: number): number {
+  // Stryker disable next-line EqualityOperator: 0 falls in bucket 0 either way
   if (!(ms > 0)) return 0;
+  // Stryker disable next-line EqualityOperator: 10 ms is bucket 100 by either rule
   if (ms < LINEAR_MS) return Math.floor(ms * 10 + 1e-9);
   return LINEAR_BUCKETS + Math.floor(Math.log(ms / LINEAR_MS) / LOG_STEP);
 }
@@ -34,18 +36,23 @@ export function bucketValue(b: number): number {
 }
 
 export function latencyAdd(s: LatencySketch, ms: number): void {
+  // Stryker disable next-line EqualityOperator: 0 either way
   const v = ms > 0 ? ms : 0; // a clock step back counts as 0, as its bucket does
   const b = latencyBucket(v);
   s.buckets.set(b, (s.buckets.get(b) ?? 0) + 1);
   s.n++;
+  // Stryker disable next-line EqualityOperator: an equal value changes nothing
   if (v < s.min) s.min = v;
+  // Stryker disable next-line EqualityOperator: as above
   if (v > s.max) s.max = v;
 }
 
 export function latencyMerge(a: LatencySketch, b: LatencySketch): void {
   for (const [k, n] of b.buckets) a.buckets.set(k, (a.buckets.get(k) ?? 0) + n);
   a.n += b.n;
+  // Stryker disable next-line EqualityOperator: an equal value changes nothing
   if (b.min < a.min) a.min = b.min;
+  // Stryker disable next-line EqualityOperator: as above
   if (b.max > a.max) a.max = b.max;
 }
 

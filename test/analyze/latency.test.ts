@@ -26,6 +26,7 @@ describe('latencyBucket', () => {
     expect(bucketValue(99)).toBe(9.9);
     expect(bucketValue(169)).toBeCloseTo(19.968, 3);
     expect(bucketValue(261)).toBeCloseTo(49.877, 3); // 10 × 1.01^161.5
+    expect(bucketValue(100)).toBeCloseTo(10.05, 3); // the first 1% bucket: 10 × 1.01^0.5
   });
 });
 
@@ -73,6 +74,23 @@ describe('latencyFigures', () => {
     latencyMerge(a, b);
     expect(a).toEqual(one);
     expect(latencyFigures(a)).toEqual(latencyFigures(one));
+  });
+
+  it('merging keeps the smaller min and the larger max of either side', () => {
+    const lo = newLatency();
+    const hi = newLatency();
+    latencyAdd(lo, 1);
+    latencyAdd(lo, 2);
+    latencyAdd(hi, 50);
+    latencyAdd(hi, 900);
+    const a = newLatency();
+    latencyMerge(a, lo);
+    latencyMerge(a, hi);
+    expect([a.min, a.max, a.n]).toEqual([1, 900, 4]);
+    const b = newLatency();
+    latencyMerge(b, hi);
+    latencyMerge(b, lo);
+    expect([b.min, b.max, b.n]).toEqual([1, 900, 4]);
   });
 
   it('memory follows the buckets met, not the requests: 100,000 requests of 1 ms to 1 s use 331 buckets', () => {
