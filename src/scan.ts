@@ -5,7 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { ScanState, type InputStats, type SkipListener } from './analyze/scan-state.js';
 import { createDocumentReader } from './input/json-document.js';
-import { DEFAULT_MAX_LINE_BYTES, leadingBytes, LineSplitter } from './input/lines.js';
+import { DEFAULT_MAX_LINE_BYTES, HeldLine, leadingBytes, LineSplitter } from './input/lines.js';
 import { promises as fsp } from 'node:fs';
 import { describeFsError, openRaw, readBytes, type Source } from './input/sources.js';
 import type { ScanPool } from './parallel/pool.js';
@@ -469,28 +469,26 @@ export function newSegmentFeeder(state: ScanState, firstOfInput: boolean, maxLin
  * the long-line rule and the held partial last line are the same as on the JavaScript path. */
 class EngineFeeder {
   private lineNo = 0;
-  private parts: Buffer[] = [];
-  private partBytes = 0;
-  private overflow = false;
-  private overflowBytes = 0;
-  private overflowHead: Buffer | null = null;
+  private readonly held: HeldLine;
 
   constructor(
     private readonly state: ScanState,
     private readonly engine: LineEngine,
     private readonly firstOfInput: boolean,
     private readonly maxLineBytes: number,
-  ) {}
+  ) {
+    this.held = new HeldLine(maxLineBytes);
+  }
 
   push(chunk: Buffer): void {
     let pos = 0;
-    if (this.parts.length > 0 || this.overflow) {
+    if (this.held.holding) {
       const nl = chunk.indexOf(10);
       if (nl < 0) {
-        this.hold(chunk);
+        this.held.add(chunk);
         return;
       }
-      this.hold(chunk.subarray(0, nl));
+      this.held.add(chunk.subarray(0, nl));
       this.releaseHeld(true);
       pos = nl + 1;
     }
@@ -512,48 +510,20 @@ class EngineFeeder {
       });
       pos = last + 1;
     }
-    if (pos < chunk.length) this.hold(chunk.subarray(pos));
+    if (pos < chunk.length) this.held.add(chunk.subarray(pos));
   }
 
   end(): void {
-    if (this.parts.length > 0 || this.overflow) this.releaseHeld(false);
+    if (this.held.holding) this.releaseHeld(false);
   }
 
-  // The held partial line: as LineSplitter holds it (a copy, the cap, the first 200 bytes of an over-long one).
-  private hold(b: Buffer): void {
-    if (b.length === 0) return;
-    if (this.overflow) {
-      this.overflowBytes += b.length;
-      return;
-    }
-    if (this.partBytes + b.length > this.maxLineBytes) {
-      this.overflow = true;
-      this.overflowHead = leadingBytes([...this.parts, b], 200);
-      this.overflowBytes = this.partBytes + b.length;
-      this.parts = [];
-      this.partBytes = 0;
-      return;
-    }
-    this.parts.push(Buffer.from(b));
-    this.partBytes += b.length;
-  }
-
+  // the held partial line, as LineSplitter holds and lets it go (HeldLine)
   private releaseHeld(terminated: boolean): void {
     const lineNo = ++this.lineNo;
     this.state.noteEngineDeclined();
-    if (this.overflow) {
-      this.state.skipRawLine(lineNo, `line too long (${this.overflowBytes} bytes)`, (this.overflowHead ?? Buffer.alloc(0)).toString('utf8'));
-      this.overflow = false;
-      this.overflowBytes = 0;
-      this.overflowHead = null;
-      return;
-    }
-    const line = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
-    this.parts = [];
-    this.partBytes = 0;
-    let end = line.length;
-    if (terminated && end > 0 && line[end - 1] === 13) end--;
-    feedLine(this.state, line, 0, end, lineNo, terminated, this.firstOfInput && lineNo === 1);
+    const h = this.held.take(terminated);
+    if (h.tooLong !== null) this.state.skipRawLine(lineNo, `line too long (${h.tooLong} bytes)`, h.head.toString('utf8'));
+    else feedLine(this.state, h.line, 0, h.end, lineNo, terminated, this.firstOfInput && lineNo === 1);
   }
 }
 

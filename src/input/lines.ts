@@ -22,19 +22,72 @@ export function leadingBytes(parts: Buffer[], n: number): Buffer {
 /** Default cap on one line: far above the 5 MB lines real logs carry, far below memory trouble. */
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 
-export class LineSplitter {
+/** The bytes of a line whose newline has not come yet, held across chunks: copied (a chunk may be a pooled
+ * buffer that the stream reuses), and past `maxLineBytes` only counted, its first 200 bytes kept for the message
+ * (a copy: a view would keep the line alive). Shared by LineSplitter and the engine's feeder (src/scan.ts), so
+ * both hold a partial line alike. */
+export class HeldLine {
   private parts: Buffer[] = [];
   private partBytes = 0;
   private overflow = false;
   private overflowBytes = 0;
   private overflowHead: Buffer | null = null;
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  /** true while part of a line is held. */
+  get holding(): boolean {
+    return this.parts.length > 0 || this.overflow;
+  }
+
+  add(b: Buffer): void {
+    if (b.length === 0) return;
+    if (this.overflow) {
+      this.overflowBytes += b.length;
+      return;
+    }
+    if (this.partBytes + b.length > this.maxLineBytes) {
+      this.overflow = true;
+      this.overflowHead = leadingBytes([...this.parts, b], 200);
+      this.overflowBytes = this.partBytes + b.length;
+      this.parts = [];
+      this.partBytes = 0;
+      return;
+    }
+    this.parts.push(Buffer.from(b));
+    this.partBytes += b.length;
+  }
+
+  /** Lets the held line go: its bytes and where it ends (a \r before a newline dropped), or, for a line over the
+   * cap, its length and its first 200 bytes. */
+  take(terminated: boolean): { line: Buffer; end: number; tooLong: null } | { line: null; tooLong: number; head: Buffer } {
+    if (this.overflow) {
+      const r = { line: null, tooLong: this.overflowBytes, head: this.overflowHead ?? Buffer.alloc(0) };
+      this.overflow = false;
+      this.overflowBytes = 0;
+      this.overflowHead = null;
+      return r;
+    }
+    const line = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+    this.parts = [];
+    this.partBytes = 0;
+    let end = line.length;
+    if (terminated && end > 0 && line[end - 1] === 13) end--;
+    return { line, end, tooLong: null };
+  }
+}
+
+export class LineSplitter {
+  private readonly held: HeldLine;
   private lineNo = 0;
 
   constructor(
     private readonly onLine: LineSink,
     private readonly onLong: LongLineSink,
     private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES,
-  ) {}
+  ) {
+    this.held = new HeldLine(maxLineBytes);
+  }
 
   /** Lines seen so far. */
   get lines(): number {
@@ -43,13 +96,13 @@ export class LineSplitter {
 
   push(chunk: Buffer): void {
     let pos = 0;
-    if (this.parts.length > 0 || this.overflow) {
+    if (this.held.holding) {
       const nl = chunk.indexOf(10);
       if (nl < 0) {
-        this.hold(chunk);
+        this.held.add(chunk);
         return;
       }
-      this.hold(chunk.subarray(0, nl));
+      this.held.add(chunk.subarray(0, nl));
       this.releaseHeld(true);
       pos = nl + 1;
     }
@@ -64,47 +117,17 @@ export class LineSplitter {
       else this.onLine(chunk, pos, end, ++this.lineNo, true);
       pos = nl + 1;
     }
-    if (pos < len) this.hold(chunk.subarray(pos));
+    if (pos < len) this.held.add(chunk.subarray(pos));
   }
 
   /** Call at end of input: delivers a last line that had no newline. */
   end(): void {
-    if (this.parts.length > 0 || this.overflow) this.releaseHeld(false);
-  }
-
-  private hold(b: Buffer): void {
-    if (b.length === 0) return;
-    if (this.overflow) {
-      this.overflowBytes += b.length;
-      return;
-    }
-    if (this.partBytes + b.length > this.maxLineBytes) {
-      this.overflow = true;
-      // Only the first 200 bytes are kept, for the message (a copy: a view would keep the line alive).
-      this.overflowHead = leadingBytes([...this.parts, b], 200);
-      this.overflowBytes = this.partBytes + b.length;
-      this.parts = [];
-      this.partBytes = 0;
-      return;
-    }
-    // Copy: the chunk may be a pooled buffer that the stream reuses.
-    this.parts.push(Buffer.from(b));
-    this.partBytes += b.length;
+    if (this.held.holding) this.releaseHeld(false);
   }
 
   private releaseHeld(terminated: boolean): void {
-    if (this.overflow) {
-      this.onLong(++this.lineNo, this.overflowBytes, this.overflowHead ?? Buffer.alloc(0));
-      this.overflow = false;
-      this.overflowBytes = 0;
-      this.overflowHead = null;
-      return;
-    }
-    const line = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
-    this.parts = [];
-    this.partBytes = 0;
-    let end = line.length;
-    if (terminated && end > 0 && line[end - 1] === 13) end--;
-    this.onLine(line, 0, end, ++this.lineNo, terminated);
+    const h = this.held.take(terminated);
+    if (h.tooLong !== null) this.onLong(++this.lineNo, h.tooLong, h.head);
+    else this.onLine(h.line, 0, h.end, ++this.lineNo, terminated);
   }
 }
