@@ -64,19 +64,14 @@ function inWindow(s: TimeSeries, from: number, to: number, firstMs = -Infinity, 
   return n;
 }
 
-function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport; raw: ReadGroup }>, windowMs: number, top: number): LiveWindow {
+/** `firstMs`, `lastMs`: the inputs' first and last event times (buildReport has them; ±Infinity when none). */
+function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport; raw: ReadGroup }>, windowMs: number, top: number, firstMs: number, lastMs: number): LiveWindow {
   const all = state.time.all;
   let last = -Infinity;
   for (const b of all.buckets.keys()) if (b > last) last = b;
   if (!Number.isFinite(last)) return { seconds: windowMs / 1000, from: null, to: null, requests: 0, perSecond: 0, nowPerSecond: 0, etcdRequests: 0, etcdShare: null, top: [] };
   // the window ends with the bucket of the latest request; once the series has coarsened past --bucket, just
   // after the latest request (a wide last bucket is seldom full)
-  let firstMs = Infinity;
-  let lastMs = -Infinity;
-  for (const i of state.inputs) {
-    if (i.firstMs !== null && i.firstMs < firstMs) firstMs = i.firstMs;
-    if (i.lastMs !== null && i.lastMs > lastMs) lastMs = i.lastMs;
-  }
   const coarse = all.widthMs > state.timeOptions.bucketMs;
   const to = coarse && Number.isFinite(lastMs) && lastMs < (last + 1) * all.widthMs ? lastMs + 1 : (last + 1) * all.widthMs;
   const from = to - windowMs;
@@ -458,7 +453,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   report.summary = summaryOf(report.findings, lists, state.time.all, { count: formatCount, bytes: formatBytes, singular });
   report.incident = incidentOf(report.findings, formatCount);
   report.method = methodOf(lists, report.kubernetes);
-  if (o.windowMs !== undefined) report.liveWindow = liveWindowOf(state, index, o.windowMs, o.top);
+  if (o.windowMs !== undefined) report.liveWindow = liveWindowOf(state, index, o.windowMs, o.top, firstMs, lastMs);
   const rawOf = new Map([...index.values()].map((v) => [v.report, v.raw]));
   report.timeline = buildTimeline(
     state,

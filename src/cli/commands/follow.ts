@@ -9,7 +9,8 @@ import { buildReport, nothingRead, type ScanReport } from '../../analyze/report.
 import { expandSources } from '../../input/sources.js';
 import { FollowReader } from '../../follow.js';
 import { attachEngine } from '../../engine/engine.js';
-import { redactJson, safeText, UNSAFE_IN_JSON } from '../../render/text-safety.js';
+import { safeText } from '../../render/text-safety.js';
+import { renderJson } from '../../render/json.js';
 import { summarizeDiagnostics } from '../../diagnostics.js';
 import { renderReport, reportOptionsOf, writeApf } from './scan.js';
 import { formatSkip } from '../../diagnostics.js';
@@ -32,11 +33,10 @@ export interface FollowIO {
 const ALT_ON = '\x1b[?1049h\x1b[?25l';
 const ALT_OFF = '\x1b[?25h\x1b[?1049l';
 
-/** One report as one JSON line, with the live member; escapes as --output json does. */
+/** One report as one JSON line, with the live member; escaped as --output json is. */
 function jsonLine(r: ScanReport, live: { final: boolean; readBytes: number }): string {
   const { liveWindow, ...rest } = r;
-  const text = JSON.stringify(redactJson({ ...rest, live: { final: live.final, window: liveWindow ?? null, readBytes: live.readBytes } }));
-  return text.replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
+  return renderJson({ ...rest, live: { final: live.final, window: liveWindow ?? null, readBytes: live.readBytes } }, false);
 }
 
 export async function runFollow(cfg: ScanConfig, io: FollowIO, toolVersion: string): Promise<number> {
