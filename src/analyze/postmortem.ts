@@ -58,43 +58,55 @@ export function whyOf(f: AnyFinding, g: GroupReport | undefined): string {
   }
 }
 
-/** Per-bucket counts of etcd-served requests: each group's requests times its share served from etcd. */
-function etcdSeries(groups: Array<{ raw: ReadGroup; report: GroupReport }>, skip: Set<ReadGroup>): { peak: number; widthMs: number } {
-  let widthMs = 1000;
-  for (const { raw } of groups) widthMs = Math.max(widthMs, raw.series.widthMs);
+type Read = { raw: ReadGroup; report: GroupReport };
+
+/** The peak of per-bucket etcd-served requests (each group's requests times its share served from etcd), over
+ * every group's contribution but those of `skip`; in requests a second, to 0.1. */
+function peakOf(parts: Array<{ raw: ReadGroup; buckets: Array<[number, number]> }>, skip: Set<ReadGroup>, widthMs: number): number {
   const sum = new Map<number, number>();
-  for (const { raw, report } of groups) {
-    if (skip.has(raw) || report.servedFrom.etcd === 0 || report.requests === 0) continue;
+  for (const { raw, buckets } of parts) {
+    if (skip.has(raw)) continue;
+    for (const [b, n] of buckets) sum.set(b, (sum.get(b) ?? 0) + n);
+  }
+  let peak = 0;
+  for (const v of sum.values()) if (v > peak) peak = v;
+  return Math.round((peak * 1000) / widthMs * 10) / 10;
+}
+
+const objectsRead = (g: GroupReport): number | null => (g.objectsReadPerRequest === null ? null : Math.round(g.servedFrom.etcd * g.objectsReadPerRequest));
+// over the lists whose figures the logs give (the others are left out of both sides)
+const sumKnown = (xs: Array<number | null>): number | null => (xs.every((x) => x === null) ? null : xs.reduce<number>((a, b) => a + (b ?? 0), 0));
+
+/** The what-if of fixing some groups (those whose etcd reads the fix moves to the watch cache), against all
+ * reads. What does not depend on the fix (the totals, each group's etcd series at one width, the peak before)
+ * is worked out once, for the findings' what-ifs and the report's. */
+export function whatIfPlanner(all: Read[]): (fixed: Read[]) => WhatIf {
+  let widthMs = 1000;
+  for (const { raw } of all) widthMs = Math.max(widthMs, raw.series.widthMs);
+  const parts: Array<{ raw: ReadGroup; buckets: Array<[number, number]> }> = [];
+  for (const { raw, report } of all) {
+    if (report.servedFrom.etcd === 0 || report.requests === 0) continue;
     const share = report.servedFrom.etcd / report.requests;
     const s = new TimeSeries(raw.series.widthMs, Number.MAX_SAFE_INTEGER);
     s.merge(raw.series);
     s.coarsen(widthMs);
-    for (const [b, n] of s.buckets) sum.set(b, (sum.get(b) ?? 0) + n * share);
+    parts.push({ raw, buckets: [...s.buckets].map(([b, n]) => [b, n * share]) });
   }
-  let peak = 0;
-  for (const v of sum.values()) if (v > peak) peak = v;
-  return { peak: Math.round((peak * 1000) / widthMs * 10) / 10, widthMs };
-}
-
-const objectsRead = (g: GroupReport): number | null => (g.objectsReadPerRequest === null ? null : Math.round(g.servedFrom.etcd * g.objectsReadPerRequest));
-
-/** The what-if of fixing `fixed` (groups whose etcd reads the fix moves to the watch cache), against all reads. */
-export function whatIf(all: Array<{ raw: ReadGroup; report: GroupReport }>, fixed: Array<{ raw: ReadGroup; report: GroupReport }>): WhatIf {
-  // over the lists whose figures the logs give (the others are left out of both sides)
-  const sum = (xs: Array<number | null>): number | null => (xs.every((x) => x === null) ? null : xs.reduce<number>((a, b) => a + (b ?? 0), 0));
   const etcd = all.reduce((n, g) => n + g.report.servedFrom.etcd, 0);
-  const fixedEtcd = fixed.reduce((n, g) => n + g.report.servedFrom.etcd, 0);
-  const readAll = sum(all.filter((g) => g.report.servedFrom.etcd > 0 && g.report.verb === 'list').map((g) => objectsRead(g.report)));
-  const readFixed = sum(fixed.filter((g) => g.report.verb === 'list').map((g) => objectsRead(g.report)));
-  const bytesAll = sum(all.filter((g) => g.report.servedFrom.etcd > 0 && g.report.verb === 'list').map((g) => g.report.bytesReadTotal));
-  const bytesFixed = sum(fixed.filter((g) => g.report.verb === 'list').map((g) => g.report.bytesReadTotal));
-  const before = etcdSeries(all, new Set());
-  const after = etcdSeries(all, new Set(fixed.map((g) => g.raw)));
-  return {
-    etcdRequests: { before: etcd, after: etcd - fixedEtcd },
-    objectsRead: { before: readAll, after: readAll === null ? null : readAll - (readFixed ?? 0) },
-    bytesRead: { before: bytesAll, after: bytesAll === null ? null : bytesAll - (bytesFixed ?? 0) },
-    peakEtcdRequestsPerSecond: { before: before.peak, after: after.peak },
+  const etcdLists = all.filter((g) => g.report.servedFrom.etcd > 0 && g.report.verb === 'list');
+  const readAll = sumKnown(etcdLists.map((g) => objectsRead(g.report)));
+  const bytesAll = sumKnown(etcdLists.map((g) => g.report.bytesReadTotal));
+  const before = peakOf(parts, new Set(), widthMs);
+  return (fixed) => {
+    const fixedEtcd = fixed.reduce((n, g) => n + g.report.servedFrom.etcd, 0);
+    const readFixed = sumKnown(fixed.filter((g) => g.report.verb === 'list').map((g) => objectsRead(g.report)));
+    const bytesFixed = sumKnown(fixed.filter((g) => g.report.verb === 'list').map((g) => g.report.bytesReadTotal));
+    return {
+      etcdRequests: { before: etcd, after: etcd - fixedEtcd },
+      objectsRead: { before: readAll, after: readAll === null ? null : readAll - (readFixed ?? 0) },
+      bytesRead: { before: bytesAll, after: bytesAll === null ? null : bytesAll - (bytesFixed ?? 0) },
+      peakEtcdRequestsPerSecond: { before, after: peakOf(parts, new Set(fixed.map((g) => g.raw)), widthMs) },
+    };
   };
 }
 

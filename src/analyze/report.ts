@@ -9,7 +9,7 @@ import { mergeAgg, type EtcdAgg } from './etcd-reads.js';
 import { renderApfYaml } from './apf.js';
 import { latencyFigures, type LatencyFigures } from './latency.js';
 import type { TimeSeries } from './time-series.js';
-import { etcdEvidence, fixMovesToCache, incidentOf, methodOf, summaryOf, whatIf, whyOf, type Evidence, type IncidentEvent, type Method, type Summary, type WhatIf } from './postmortem.js';
+import { etcdEvidence, fixMovesToCache, incidentOf, methodOf, summaryOf, whatIfPlanner, whyOf, type Evidence, type IncidentEvent, type Method, type Summary, type WhatIf } from './postmortem.js';
 import { buildTimeline, findRestarts, findStorms, findTokenWaves, type RestartFinding, type StormFinding, type Timeline, type TokenFinding } from './time-analysis.js';
 import type { Redactor } from './redact.js';
 import { formatKubeVersion, inferKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
@@ -437,6 +437,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   // The postmortem parts: why, evidence and what-if per finding; the summary, the incident, every fix at once.
   const rawOfReport = new Map([...index.values()].map((v) => [v.report, v] as const));
   const reads = [...index.values()];
+  const whatIf = whatIfPlanner(reads);
   const fixed: typeof reads = [];
   for (const f of report.findings) {
     const g = 'client' in f ? groupOf.get(f as Finding) : undefined;
@@ -445,11 +446,11 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     const cf = f as Finding;
     cf.evidence = { sampleRequestURI: o.redactor ? null : rawOfReport.get(g)!.raw.sampleUri, etcd: g.verb === 'list' ? etcdEvidence(g, etcdRanges) : null };
     if (fixMovesToCache(g.reasons)) {
-      cf.whatIf = whatIf(reads, [rawOfReport.get(g)!]);
+      cf.whatIf = whatIf([rawOfReport.get(g)!]);
       fixed.push(rawOfReport.get(g)!);
     } else cf.whatIf = null;
   }
-  report.whatIf = whatIf(reads, fixed);
+  report.whatIf = whatIf(fixed);
   report.summary = summaryOf(report.findings, lists, state.time.all, { count: formatCount, bytes: formatBytes, singular });
   report.incident = incidentOf(report.findings, formatCount);
   report.method = methodOf(lists, report.kubernetes);
