@@ -109,6 +109,8 @@ describe('inferKubeVersion', () => {
     // two kubelets on different nodes with one user agent both count
     expect(infer([['system:node:a', 'kubelet/v1.31.2', 2], ['system:node:b', 'kubelet/v1.31.2', 3]]).reason).toBe('from user agent kubelet/v1.31.2 (5 requests)');
     expect(infer([['system:node:a', 'kubelet/v1.31.2', 1270]]).reason).toBe('from user agent kubelet/v1.31.2 (1,270 requests)');
+    // a node sending kube-proxy's user agent after kube-proxy is not kube-proxy: only the first request counts
+    expect(infer([['system:kube-proxy', 'kube-proxy/v1.33.0', 1], ['system:node:n1', 'kube-proxy/v1.33.0', 3]]).reason).toBe('from user agent kube-proxy/v1.33.0 (1 request)');
     // ...but a kubelet's user agent sent by another user after a kubelet does not
     expect(infer([['system:node:a', 'kubelet/v1.31.2', 2], ['mallory', 'kubelet/v1.31.2', 3]]).reason).toBe('from user agent kubelet/v1.31.2 (2 requests)');
   });
