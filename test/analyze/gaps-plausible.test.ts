@@ -216,6 +216,15 @@ describe('far from the rest of an input', () => {
     expect(sketchOf(spread(T0, 4097, 60_000)).widthMs).toBe(120_000);
   });
 
+  it('two sketches merged into exactly 4,096 buckets stay at one minute; one bucket more doubles', () => {
+    const a = sketchOf(spread(T0, 2048, 60_000));
+    sketchMerge(a, sketchOf(spread(T0 + 2048 * 60_000, 2048, 60_000)));
+    expect([a.widthMs, a.buckets.size]).toEqual([60_000, 4096]);
+    const b = sketchOf(spread(T0, 2048, 60_000));
+    sketchMerge(b, sketchOf(spread(T0 + 2048 * 60_000, 2049, 60_000)));
+    expect([b.widthMs, b.buckets.size]).toEqual([120_000, 2049]);
+  });
+
   it('merges a finer sketch into a coarser one and a coarser into a finer, both equal to the whole', () => {
     const fine = spread(T0, 100, 60_000); // 100 minutes
     const coarse = spread(T0 + 1000 * H, 4500, 60_000); // 4,500 minutes: coarsened on its own
