@@ -296,6 +296,24 @@ describe('copy fingerprints', () => {
     expect(c.skip).toEqual([[1000, [1, 2]]]);
   });
 
+  it('merged to exactly 100,000 busy seconds a fingerprint stays at 1 s; one more doubles it', () => {
+    const secsFrom = (from: number, n: number) => spread(from, n, 1).map((s): [number, string] => [T0 + s * 1000, `e-${s}`]);
+    const a = fp(secsFrom(0, 50_000));
+    fingerprintMerge(a, fp(secsFrom(50_000, 50_000)));
+    expect([a.widthMs, a.cells.size, fingerprintTotal(a)]).toEqual([1000, 100_000, 100_000]);
+    const b = fp(secsFrom(0, 50_000));
+    fingerprintMerge(b, fp(secsFrom(50_000, 50_001)));
+    expect([b.widthMs, fingerprintTotal(b)]).toEqual([2000, 100_001]);
+  });
+
+  it('windows repeated from two earlier inputs at two widths are listed per width', () => {
+    const at = (widthMs: number, ...cs: Array<[number, number, number, number]>) => ({ ...cells(...cs), widthMs });
+    // input 2 (1 s) repeats window 10 of input 0 (1 s), and at 2 s window 20 of input 1 (2 s)
+    const c = findCopies([at(1000, [10, 1, 2, 5]), at(2000, [20, 1, 3, 6]), at(1000, [10, 1, 2, 5], [40, 1, 3, 6])]).get(2)!;
+    expect(c.of).toEqual([{ input: 0, requests: 1 }, { input: 1, requests: 1 }]);
+    expect(c.skip).toEqual([[1000, [10]], [2000, [20]]]);
+  });
+
   it('compares inputs at the coarser of their two widths', () => {
     // 100,001 busy seconds do not fit: that fingerprint doubles its window to 2 s
     const big = fp(spread(0, 100_001, 1).map((s): [number, string] => [T0 + s * 1000, `b-${s}`]));
@@ -311,8 +329,10 @@ describe('copy fingerprints', () => {
   });
 
   it('merges a coarser segment into a finer one and the other way, equal to one pass', () => {
-    const all = spread(0, 100_001, 1).map((s): [number, string] => [T0 + s * 1000, `m-${s}`]);
+    // 100,011 busy seconds: the last 100,001 alone are already at 2 s, the first 10 at 1 s
+    const all = spread(0, 100_011, 1).map((s): [number, string] => [T0 + s * 1000, `m-${s}`]);
     const whole = fp(all);
+    expect([whole.widthMs, fp(all.slice(10)).widthMs, fp(all.slice(0, 10)).widthMs]).toEqual([2000, 2000, 1000]);
     const fine = fp(all.slice(0, 10));
     fingerprintMerge(fine, fp(all.slice(10)));
     const coarse = fp(all.slice(10));
