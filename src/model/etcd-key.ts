@@ -60,7 +60,8 @@ export function inferPrefix(key: string): string | null {
   if (!key.startsWith('/')) return null;
   const segs = key.slice(1).split('/');
   if (KNOWN_PREFIXES.includes(`/${segs[0]}`)) return `/${segs[0]}`;
-  for (let i = 1; i <= 2 && i < segs.length; i++) if (STORAGE_SEGMENTS.has(segs[i]!)) return `/${segs.slice(0, i).join('/')}`;
+  // past the last segment segs[i] is undefined, which the set does not hold
+  for (let i = 1; i <= 2; i++) if (STORAGE_SEGMENTS.has(segs[i]!)) return `/${segs.slice(0, i).join('/')}`;
   return null;
 }
 

@@ -108,6 +108,8 @@ describe('describeEtcdKey: each rule on both sides', () => {
     ['/a/b/minions/n1', null, null, { resource: 'nodes', name: 'n1', prefix: '/a/b' }],
     ['/cs/leader', '/cs/leades', null, { scope: 'outside', prefix: null }],
     ['compact_rev_key', null, null, { scope: 'outside', prefix: null }],
+    // a key that does not start with '/' sits under no prefix, even one that reads "null/"
+    ['null/pods/x', null, null, { scope: 'outside', prefix: null }],
     ['/kubernetes.io/', '/kubernetes.io0', null, { scope: 'keyspace', prefix: '/kubernetes.io' }],
     ['\u0000', '\u0000', null, { scope: 'keyspace', prefix: null }],
   ])('%j .. %j (prefix %j)', (key, end, prefix, want) => {
