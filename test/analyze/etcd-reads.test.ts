@@ -20,6 +20,31 @@ function run(entries: EtcdRangeEntry[], prefix: string | null = '/registry'): { 
 }
 const count = (entries: EtcdRangeEntry[]) => run(entries).reads.length;
 
+/** Where the lines meet the merger: all in a segment's head (before its first pause), after the head has closed
+ * (a line 1 s earlier opens and closes it), or the first line at the end of one segment and the rest at the
+ * start of the next, joined at the cut. Returns the reads of `entries` (not of the opening line), in order. */
+type Mode = 'head' | 'held' | 'cut';
+const OPENER = (): EtcdRangeEntry => entry({ tsMs: T - 1000, key: '/registry/opener/', rangeEnd: '/registry/opener0' });
+function runIn(mode: Mode, entries: EtcdRangeEntry[]): EtcdRead[] {
+  if (mode === 'head') return run(entries).reads;
+  if (mode === 'held') return run([OPENER(), ...entries]).reads.filter((x) => x.key !== '/registry/opener/');
+  const a = new EtcdReads('/registry');
+  a.add(OPENER());
+  a.add(entries[0]!);
+  const ea = a.endSegment();
+  const b = new EtcdReads('/registry');
+  for (const e of entries.slice(1)) b.add(e);
+  const eb = b.endSegment();
+  const all = new EtcdReads('/registry');
+  const reads: EtcdRead[] = [];
+  all.sink = (x) => reads.push(x);
+  all.joinSegments([], ea.head);
+  all.joinSegments(ea.tail, eb.head);
+  all.joinSegments(eb.tail, []);
+  return reads.filter((x) => x.key !== '/registry/opener/');
+}
+const MODES: Mode[] = ['head', 'held', 'cut'];
+
 describe('which lines are one read', () => {
   it('an apply line and its trace line, 1 ms apart, in either order', () => {
     expect(count([entry(), entry({ via: 'trace', tsMs: T + 1, objects: 7000, bytes: null })])).toBe(1);
@@ -51,6 +76,17 @@ describe('which lines are one read', () => {
     expect(count([entry(), entry({ via: 'trace', tsMs: null })])).toBe(1);
     expect(count([entry({ tsMs: null }), entry({ via: 'trace' })])).toBe(1);
   });
+  it.each(MODES)('in the %s: 50 ms apart is one read, 51 ms two, either way round; an apply then its trace pair', (mode) => {
+    const n = (es: EtcdRangeEntry[]) => runIn(mode, es).length;
+    expect(n([entry(), entry({ via: 'trace', tsMs: T + 50 })])).toBe(1);
+    expect(n([entry(), entry({ via: 'trace', tsMs: T + 51 })])).toBe(2);
+    expect(n([entry({ via: 'trace', tsMs: T + 51 }), entry({ tsMs: T })])).toBe(2);
+    expect(n([entry({ via: 'trace', tsMs: T + 50 }), entry({ tsMs: T })])).toBe(1);
+    // the trace line knows no limit, so an apply line's limit of 500 does not part them
+    expect(runIn(mode, [entry({ limit: 500 }), entry({ via: 'trace', limit: 0, tsMs: T + 1 })]).map((x) => [x.limit, [...x.vias].sort()])).toEqual([[500, ['apply', 'trace']]]);
+    // a stats line does know it
+    expect(n([entry({ limit: 500 }), entry({ via: 'stats', limit: 0, tsMs: T + 1 })])).toBe(2);
+  });
   it('different counts are two reads; an unknown count pairs', () => {
     expect(count([entry(), entry({ via: 'trace', objects: 6999 })])).toBe(2);
     expect(count([entry({ objects: null }), entry({ via: 'trace' })])).toBe(1);
@@ -68,6 +104,10 @@ describe('what a merged read keeps', () => {
     expect(run([entry({ via: 'trace', tookMs: null }), entry({ tookMs: 90, tsMs: T + 1 })]).reads[0]!.tookMs).toBe(90);
     expect(run([entry({ via: 'trace', tookMs: 90 }), entry({ tookMs: null, tsMs: T + 1 })]).reads[0]!.tookMs).toBe(90);
     expect(run([entry({ via: 'trace', tookMs: 90 }), entry({ tookMs: 90, tsMs: T + 1 })]).reads[0]!.tookMs).toBe(90);
+  });
+  it('a shorter time taken on a later line does not replace a longer one; 0 ms replaces an unknown time', () => {
+    expect(run([entry({ via: 'trace', tookMs: 130 }), entry({ tookMs: 100, tsMs: T + 1 })]).reads.map((x) => x.tookMs)).toEqual([130]);
+    expect(run([entry({ via: 'trace', tookMs: null }), entry({ tookMs: 0, tsMs: T + 1 })]).reads.map((x) => x.tookMs)).toEqual([0]);
   });
   it('a limit of 0 on a later line does not erase a known one', () => {
     expect(run([entry({ limit: 500 }), entry({ via: 'trace', limit: 0, tsMs: T + 1 })]).reads[0]!.limit).toBe(500);
@@ -153,6 +193,27 @@ describe('segments joined at a cut', () => {
     b.add(entry({ tsMs: T + 51, key: '/registry/y/', rangeEnd: '/registry/y0' }));
     expect(b.endSegment().head.map((e) => e.key)).toEqual(['/registry/pods/', '/registry/x/']);
   });
+  it('a line after the head has closed is never taken into it, even one within 50 ms of the head’s last line', () => {
+    // /registry/a/ at T is the head; /registry/b/ at T + 100 closes it; b's trace at T + 50 (out of order) pairs with b
+    const { reads } = run([
+      entry({ key: '/registry/a/', rangeEnd: '/registry/a0' }),
+      entry({ key: '/registry/b/', rangeEnd: '/registry/b0', tsMs: T + 100 }),
+      entry({ via: 'trace', key: '/registry/b/', rangeEnd: '/registry/b0', tsMs: T + 50 }),
+    ]);
+    expect(reads.map((x) => [x.key, [...x.vias].sort()])).toEqual([['/registry/a/', ['apply']], ['/registry/b/', ['apply', 'trace']]]);
+  });
+  it('a stream goes on after endSegment: a new head, nothing held over', () => {
+    const a = new EtcdReads('/registry');
+    a.add(entry({ key: '/registry/a/', rangeEnd: '/registry/a0' }));
+    a.add(entry({ key: '/registry/b/', rangeEnd: '/registry/b0', tsMs: T + 100 }));
+    const first = a.endSegment();
+    expect([first.head.map((e) => e.key), first.tail.map((r) => r.key)]).toEqual([['/registry/a/'], ['/registry/b/']]);
+    a.add(entry({ key: '/registry/c/', rangeEnd: '/registry/c0', tsMs: T + 200 }));
+    a.add(entry({ key: '/registry/d/', rangeEnd: '/registry/d0', tsMs: T + 300 }));
+    a.add(entry({ via: 'trace', key: '/registry/d/', rangeEnd: '/registry/d0', tsMs: T + 301 }));
+    const second = a.endSegment();
+    expect([second.head.map((e) => e.key), second.tail.map((r) => [r.key, [...r.vias].sort()])]).toEqual([['/registry/c/'], [['/registry/d/', ['apply', 'trace']]]]);
+  });
   it('holds at most 10,000 head lines', () => {
     const a = new EtcdReads('/registry');
     for (let i = 0; i < 10_005; i++) a.add(entry({ tsMs: T + i, key: `/registry/k${i}/`, rangeEnd: `/registry/k${i}0` }));
@@ -223,6 +284,12 @@ describe('aggregates and key labels', () => {
     mergeAgg(d, base({ firstMs: 30, lastMs: 5 }));
     expect([d.firstMs, d.lastMs]).toEqual([10, 20]);
   });
+  it('two internal reads of one range in one minute, for two reasons, are two aggregates; a read outside any prefix counts under none', () => {
+    const { r } = run([entry({ countOnly: true, limit: 1, objects: 0 }), entry({ limit: 1, objects: 1, tsMs: T + 100 })]);
+    expect([...r.aggs.values()].map((a) => [a.internal, a.reads])).toEqual([['count_only (object-count polling)', 1], ['limit:1 (current-revision fetch)', 1]]);
+    const out = run([entry({ key: '/cs/leader', rangeEnd: null })], null).r;
+    expect([out.clientReads, out.prefixes.size]).toEqual([1, 0]);
+  });
   it('merging streams adds their reads, reasons and prefixes', () => {
     const x = run([entry(), entry({ tsMs: T + 100, countOnly: true })], null).r;
     const y = run([entry({ key: '/kubernetes.io/pods/', rangeEnd: '/kubernetes.io/pods0' }), entry({ tsMs: T + 100, countOnly: true })], null).r;
@@ -243,6 +310,8 @@ describe('internalReason', () => {
     ['/kubernetes.io/health', null, {}, null, 'health check'],
     ['/anything/health', null, {}, null, 'health check'],
     ['/a/b/health', null, {}, null, null],
+    ['/cs/health/x', null, {}, null, null],
+    ['/cs/healthz', null, {}, null, null],
     ['compact_rev_key', null, {}, '/registry', 'compaction'],
     ['/registry/masterleases/10.0.0.1', null, {}, '/registry', 'endpoint reconciler'],
     ['/registry/leases', '/registry/leaset', {}, '/registry', 'count without the trailing slash (object-count polling, before 1.27)'],
@@ -263,6 +332,9 @@ describe('an aggregate’s first and last read, whatever order they come in', ()
     const aggs = [...r.aggs.values()];
     // aggregates are per minute: the read without a time has its own
     expect(aggs.map((a) => [a.reads, a.firstMs, a.lastMs])).toEqual([[3, T + 2000, T + 9000], [1, null, null]]);
+    // the latest read is not the last one let go: T + 9000 is held before T + 5000
+    const late = [...run([entry({ tsMs: T + 2000 }), entry({ tsMs: T + 9000 }), entry({ tsMs: T + 5000 })]).r.aggs.values()];
+    expect(late.map((a) => [a.reads, a.firstMs, a.lastMs])).toEqual([[3, T + 2000, T + 9000]]);
   });
   it('merged: the outer times of both sides, and a side without times changes nothing', () => {
     const mk = (first: number | null, last: number | null): EtcdAgg => ({ ...[...run([entry()]).r.aggs.values()][0]!, firstMs: first, lastMs: last });
