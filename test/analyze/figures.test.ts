@@ -199,3 +199,45 @@ describe('which etcd lines are one read', () => {
     expect((await scan([apply(0, 0, 700), trace(1, 699)])).totals.etcdSlowRanges).toBe(2);
   });
 });
+
+describe('which etcd reads a list group is joined with', () => {
+  const pods = { resource: 'pods', apiVersion: 'v1' };
+  /** one apply line per time (ms from 12:00:00), each read returning `count` objects */
+  const slowAt = (times: number[], request: string, count: number): string[] =>
+    times.map((ms) => JSON.stringify({ level: 'warn', ts: at(ms), caller: 'etcdserver/util.go:170', msg: 'apply request took too long', took: '150ms', 'expected-duration': '100ms', prefix: 'read-only range ', request, response: `range_response_count:${count} size:${count * 1000}` }));
+  const ALL = 'key:"/registry/pods/" range_end:"/registry/pods0" ';
+  const sec = (s: number) => s * 1000;
+  // the group lists at 12:00:00–12:00:09 (minute M); its window is minutes M-1 to M+1
+  const inMinus1 = slowAt([sec(-50), sec(-40), sec(-30), sec(-20)], ALL, 1000); // 11:59:10–11:59:40
+  const inPlus1 = slowAt([sec(110), sec(111), sec(112), sec(113)], ALL, 3000); // 12:01:50–12:01:53
+  const outMinus2 = slowAt([sec(-70), sec(-69), sec(-68), sec(-67)], ALL, 100_000); // 11:58:50–11:58:53
+  const outPlus2 = slowAt([sec(130), sec(131), sec(132), sec(133)], ALL, 100_000); // 12:02:10–12:02:13
+
+  it('reads from the minute before the group’s first request to the minute after its last, and no others', async () => {
+    const r = await scan([...lists('p', 10, '/api/v1/pods', pods), ...inMinus1, ...inPlus1, ...outMinus2, ...outPlus2]);
+    // (4 × 1,000 + 4 × 3,000) / 8 = 2,000; the 8 reads of 100,000 two minutes away are another client's
+    expect(group(r, 'pods')).toMatchObject({ objectsReadPerRequest: 2000, bytesReadPerRequest: 2_000_000, figureSources: { objectsRead: 'etcd-log' } });
+  });
+
+  it('with no read in that window, reads at any time stand for it', async () => {
+    const r = await scan([...lists('p', 10, '/api/v1/pods', pods), ...slowAt([sec(-70), sec(130)], ALL, 100_000), ...slowAt([sec(200)], ALL, 40_000)]);
+    // (100,000 + 100,000 + 40,000) / 3 = 80,000
+    expect(group(r, 'pods').objectsReadPerRequest).toBe(80_000);
+  });
+
+  it('a namespaced list joins the reads of its own namespace, not of another', async () => {
+    const r = await scan([
+      ...lists('p', 4, '/api/v1/namespaces/shop/pods', { ...pods, namespace: 'shop' }),
+      ...slowAt([sec(0) + 20, sec(1) + 20], 'key:"/registry/pods/shop/" range_end:"/registry/pods/shop0" ', 300),
+      ...slowAt([sec(2) + 20, sec(3) + 20], 'key:"/registry/pods/other/" range_end:"/registry/pods/other0" ', 9000),
+      ...slowAt([sec(2) + 30], ALL, 50_000),
+    ]);
+    expect(group(r, 'pods')).toMatchObject({ namespace: 'shop', objectsReadPerRequest: 300, objectsReturnedPerRequest: 300, amplification: 1 });
+  });
+
+  it('the apiserver’s own reads of the range (count_only) are not a client’s list', async () => {
+    const r = await scan([...lists('p', 2, '/api/v1/pods', pods), ...slowAt([20, 1020], ALL, 500), ...slowAt([520], `${ALL}count_only:true `, 0)]);
+    expect(group(r, 'pods').objectsReadPerRequest).toBe(500);
+    expect(r.totals).toMatchObject({ etcdSlowRanges: 2, etcdInternalRanges: 1 });
+  });
+});
