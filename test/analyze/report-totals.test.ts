@@ -1,0 +1,119 @@
+// The report's totals, versions and top lists, from small logs whose answers are counted by hand: each verb's
+// requests wherever they are kept (groups, or folded away by --max-groups), the versions and where they came
+// from, the inputs' first and last times, and what --top cuts.
+import { describe, expect, it } from 'vitest';
+import { auditLine, runCli } from '../support.js';
+import type { ScanReport } from '../../src/analyze/report.js';
+
+const T0 = Date.UTC(2026, 10, 30, 12);
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+let id = 0;
+/** one request: verb, URI and user, `ms` after 12:00:00 */
+function req(verb: string, uri: string, user: string, ms: number, f: Record<string, unknown> = {}): string {
+  id++;
+  return auditLine({ auditID: `t-${id}`, verb, requestURI: uri, user: { username: user }, userAgent: `${user}/1.0`, objectRef: { resource: 'pods', apiVersion: 'v1' }, requestReceivedTimestamp: at(ms), stageTimestamp: at(ms + 40), ...f });
+}
+async function scan(lines: string[], args: string[] = []): Promise<ScanReport> {
+  const r = await runCli(['-o', 'json', '--kube-version', '1.30', ...args, '-'], lines.join('\n') + '\n');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as ScanReport;
+}
+
+// 3 lists (2 without resourceVersion: etcd; 1 with resourceVersion=0: the watch cache), 2 gets (1 without:
+// etcd; 1 with resourceVersion=0: the cache), 4 watches, by three users
+const MIXED = [
+  req('list', '/api/v1/pods', 'alice', 0),
+  req('list', '/api/v1/pods', 'alice', 1000),
+  req('list', '/api/v1/pods?resourceVersion=0', 'bob', 2000),
+  req('get', '/api/v1/namespaces/a/pods/p', 'carol', 3000, { objectRef: { resource: 'pods', apiVersion: 'v1', namespace: 'a', name: 'p' } }),
+  req('get', '/api/v1/namespaces/a/pods/p?resourceVersion=0', 'carol', 4000, { objectRef: { resource: 'pods', apiVersion: 'v1', namespace: 'a', name: 'p' } }),
+  ...[5000, 6000, 7000, 8000].map((ms) => req('watch', '/api/v1/pods?watch=true&resourceVersion=10', 'dave', ms)),
+];
+
+describe('totals by verb', () => {
+  it('3 lists (2 from etcd), 2 gets (1 from etcd), 4 watches; watches are in no group table', async () => {
+    const r = await scan(MIXED);
+    expect(r.totals).toMatchObject({ requests: 9, listRequests: 3, listWithoutResourceVersion: 2, listFromEtcd: 2, getRequests: 2, getFromEtcd: 1, watchRequests: 4 });
+    expect(r.listGroups.map((g) => [g.username, g.requests])).toEqual([['alice', 2], ['bob', 1]]);
+    expect(r.getGroups.map((g) => [g.username, g.verb, g.requests])).toEqual([['carol', 'get', 2]]);
+  });
+
+  it('groups folded away by --max-groups still count in every verb’s total', async () => {
+    const many = [...MIXED, ...Array.from({ length: 6 }, (_, i) => req('get', '/api/v1/namespaces/a/pods/p', `g${i}`, 9000 + i, { objectRef: { resource: 'pods', apiVersion: 'v1', namespace: 'a', name: 'p' } })), ...Array.from({ length: 6 }, (_, i) => req('watch', '/api/v1/pods?watch=true', `w${i}`, 9500 + i))];
+    const whole = await scan(many);
+    const capped = await scan(many, ['--max-groups', '10']);
+    expect(whole.totals).toMatchObject({ listRequests: 3, getRequests: 8, watchRequests: 10 });
+    expect(capped.groupsCapped).not.toBeNull();
+    expect(capped.totals).toMatchObject({ listRequests: 3, getRequests: 8, watchRequests: 10 });
+  });
+
+  it('get groups are ordered like list groups: most etcd requests first, whatever the order of the log', async () => {
+    const get = (user: string, ms: number) => req('get', '/api/v1/namespaces/a/pods/p', user, ms, { objectRef: { resource: 'pods', apiVersion: 'v1', namespace: 'a', name: 'p' } });
+    // neither the log's order nor the names' is the answer
+    const r = await scan([get('a-small', 0), get('z-big', 1000), get('z-big', 2000), get('z-big', 3000), get('m-mid', 4000), get('m-mid', 5000)]);
+    expect(r.getGroups.map((g) => [g.username, g.servedFrom.etcd])).toEqual([['z-big', 3], ['m-mid', 2], ['a-small', 1]]);
+  });
+
+  it('--top cuts the group tables and the user agents, not the totals', async () => {
+    const r = await scan(MIXED, ['--top', '1']);
+    expect([r.listGroups.length, r.listGroupsTotal, r.getGroups.length, r.topUserAgents.length]).toEqual([1, 2, 1, 1]);
+    expect(r.listGroups[0]!.username).toBe('alice');
+    expect(r.topUserAgents).toEqual([{ userAgent: 'dave/1.0', requests: 4 }]);
+    expect(r.totals.requests).toBe(9);
+  });
+
+  it('user agents with as many requests are listed by name', async () => {
+    const r = await scan([req('list', '/api/v1/pods', 'zed', 0), req('list', '/api/v1/pods', 'amy', 1000), req('list', '/api/v1/pods', 'kim', 2000), req('list', '/api/v1/pods', 'kim', 3000)]);
+    expect(r.topUserAgents).toEqual([{ userAgent: 'kim/1.0', requests: 2 }, { userAgent: 'amy/1.0', requests: 1 }, { userAgent: 'zed/1.0', requests: 1 }]);
+  });
+
+  it('a request without a user agent is listed under its user, which --redact replaces', async () => {
+    const noUa = (ms: number) => req('list', '/api/v1/pods', 'system:serviceaccount:ops:backup', ms, { userAgent: '' });
+    const plain = await scan([noUa(0), noUa(1000)]);
+    expect(plain.topUserAgents).toEqual([{ userAgent: '(no user agent) system:serviceaccount:ops:backup', requests: 2 }]);
+    const red = await scan([noUa(0), noUa(1000)], ['--redact', '--redact-key', 'k']);
+    expect(red.topUserAgents).toHaveLength(1);
+    expect(red.topUserAgents[0]!.userAgent.startsWith('(no user agent) ')).toBe(true);
+    expect(red.topUserAgents[0]!.userAgent).not.toContain('backup');
+    expect(red.topUserAgents[0]!.userAgent).not.toContain('ops');
+    expect(red.topUserAgents[0]!.userAgent.slice('(no user agent) '.length)).toBe(red.listGroups[0]!.username);
+  });
+});
+
+describe('versions and where they came from', () => {
+  const etcdStart = (v: string, ms: number) => JSON.stringify({ level: 'info', ts: at(ms), caller: 'etcdmain/etcd.go:73', msg: 'Running: ', 'etcd-version': v });
+  it('--kube-version is the flag’s', async () => {
+    const r = await scan([req('list', '/api/v1/pods', 'alice', 0)]);
+    expect(r.kubernetes).toMatchObject({ version: '1.30', source: 'flag', reason: 'from --kube-version' });
+  });
+  it('the etcd version most lines name, unless --etcd-version says', async () => {
+    const lines = [etcdStart('3.5.9', 0), etcdStart('3.5.13', 1), etcdStart('3.5.13', 2), req('list', '/api/v1/pods', 'alice', 10)];
+    const seen = await scan(lines);
+    expect([seen.kubernetes.etcdVersion, seen.kubernetes.etcdProgressNotify]).toEqual(['3.5.13', true]);
+    const given = await scan(lines, ['--etcd-version', '3.5.9']);
+    expect([given.kubernetes.etcdVersion, given.kubernetes.etcdProgressNotify]).toEqual(['3.5.9', false]);
+    const reversed = await scan([etcdStart('3.5.13', 0), etcdStart('3.5.9', 1), etcdStart('3.5.9', 2), req('list', '/api/v1/pods', 'alice', 10)]);
+    expect(reversed.kubernetes.etcdVersion).toBe('3.5.9');
+  });
+});
+
+describe('the inputs’ first and last times', () => {
+  it('the earliest first and the latest last over every input; an input with no time changes neither (the times of the last stage)', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'audit-scan-times-'));
+    const a = join(dir, 'a.log');
+    const b = join(dir, 'b.log');
+    const c = join(dir, 'c.log');
+    // a: 12:00:05–12:00:20; b: 12:00:01–12:00:10 (starts first, ends first); c: one etcd line with no time
+    writeFileSync(a, [req('list', '/api/v1/pods', 'alice', 5000), req('list', '/api/v1/pods', 'alice', 20_000)].join('\n') + '\n');
+    writeFileSync(b, [req('list', '/api/v1/pods', 'bob', 1000), req('list', '/api/v1/pods', 'bob', 10_000)].join('\n') + '\n');
+    writeFileSync(c, JSON.stringify({ level: 'info', caller: 'etcdmain/etcd.go:73', msg: 'Running: ', 'etcd-version': '3.5.13' }) + '\n');
+    const r = await runCli(['-o', 'json', '--kube-version', '1.30', a, c, b]);
+    const rep = JSON.parse(r.stdout) as ScanReport;
+    expect([rep.totals.firstSeen, rep.totals.lastSeen]).toEqual([at(1040), at(20_040)]);
+    const again = JSON.parse((await runCli(['-o', 'json', '--kube-version', '1.30', b, c, a])).stdout) as ScanReport;
+    expect([again.totals.firstSeen, again.totals.lastSeen]).toEqual([at(1040), at(20_040)]);
+  });
+});
