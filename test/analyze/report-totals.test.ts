@@ -117,3 +117,45 @@ describe('the inputs’ first and last times', () => {
     expect([again.totals.firstSeen, again.totals.lastSeen]).toEqual([at(1040), at(20_040)]);
   });
 });
+
+describe('inputs that repeat or yield nothing', () => {
+  const tmp = async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    return { dir: mkdtempSync(join(tmpdir(), 'audit-scan-inputs-')), join };
+  };
+  it('a copy of a log counts its requests once and says how many it repeated, summed over the inputs', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { dir, join } = await tmp();
+    const log = [req('list', '/api/v1/pods', 'alice', 0), req('list', '/api/v1/pods', 'alice', 1000), req('get', '/api/v1/namespaces/a/pods/p', 'bob', 2000)].join('\n') + '\n';
+    const paths = ['a.log', 'b.log', 'c.log'].map((n) => join(dir, n));
+    for (const p of paths) writeFileSync(p, log);
+    const rep = JSON.parse((await runCli(['-o', 'json', '--kube-version', '1.30', ...paths])).stdout) as ScanReport;
+    // b and c each repeat a's 3 requests
+    expect(rep.inputs.map((i) => i.duplicateRequests)).toEqual([0, 3, 3]);
+    expect(rep.totals).toMatchObject({ requests: 3, listRequests: 2, getRequests: 1, duplicateRequests: 6 });
+  });
+  it('what an input that yields nothing looks like: stdin and a file are told apart; a file that cannot be read has its error instead', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { dir, join } = await tmp();
+    const empty = join(dir, 'empty.log');
+    writeFileSync(empty, '');
+    const good = join(dir, 'good.log');
+    writeFileSync(good, req('list', '/api/v1/pods', 'alice', 0) + '\n');
+    const stdin = JSON.parse((await runCli(['-o', 'json', '--kube-version', '1.30', '-', good], '')).stdout) as ScanReport;
+    expect(stdin.inputs.map((i) => [i.name === '(stdin)', i.looksLike])).toEqual([[true, 'nothing arrived on stdin'], [false, null]]);
+    // a gzip header followed by bytes that do not inflate: a read error part way
+    const bad = join(dir, 'bad.log.gz');
+    writeFileSync(bad, Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xfe, 0xfd, 0xfc, 0x01, 0x02]));
+    const file = JSON.parse((await runCli(['-o', 'json', '--kube-version', '1.30', empty, good, bad])).stdout) as ScanReport;
+    expect(file.inputs.map((i) => [i.looksLike, i.error === null])).toEqual([['it is empty', true], [null, true], [null, false]]);
+  });
+});
+
+describe('the timeline and the order of findings', () => {
+  it('the timeline’s bucket is --bucket in seconds', async () => {
+    const r = await scan(MIXED, ['--bucket', '5s']);
+    expect(r.timeline.bucketSeconds).toBe(5);
+  });
+});

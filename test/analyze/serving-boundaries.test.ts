@@ -55,6 +55,11 @@ describe('etcd releases with RequestWatchProgress (feature_support_checker.go: 3
     ['4.0.0', true],
     ['3.5', null],
     ['latest', null],
+    // two-digit parts, and a version that does not start the string
+    ['3.10.0', true],
+    ['10.0.0', true],
+    ['3.4.100', true],
+    ['etcd-3.5.13', null],
   ])('%s → %s', (v, want) => {
     expect(etcdSupportsProgressNotify(v)).toBe(want);
   });
