@@ -374,6 +374,11 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   }
 
   const etcdRanges = summarizeEtcd(etcdAggs);
+  const rawOfReport = new Map([...index.values()].map((v) => [v.report, v] as const));
+  const timeline = buildTimeline(
+    state,
+    lists.slice(0, 5).map((g) => ({ key: `${clientName(g.userAgent, g.username)} ${g.username} list ${g.resource}${g.selector ? ` ${g.selector}` : ''}`, series: rawOfReport.get(g)!.raw.series })),
+  );
   const report: ScanReport = {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: 'audit-scan', version: o.toolVersion },
@@ -423,7 +428,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
         requests,
       })),
     findings: [],
-    timeline: { bucketSeconds: state.timeOptions.bucketMs / 1000, series: [] },
+    timeline,
     summary: { window: { start: null, end: null, seconds: null }, peakRequestsPerSecond: null, offenders: [], objectsRead: null, objectsReturned: null, bytesRead: null },
     incident: [],
     whatIf: { etcdRequests: { before: null, after: null }, objectsRead: { before: null, after: null }, bytesRead: { before: null, after: null }, peakEtcdRequestsPerSecond: { before: null, after: null } },
@@ -435,7 +440,6 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   report.findings = [...buildFindings(report, lists, gets, etcdRanges, assumed.version, groupOf), ...findStorms(state, index), ...(token ? [token] : []), ...findRestarts(state)];
   report.findings.sort((a, b) => rank[a.severity]! - rank[b.severity]!);
   // The postmortem parts: why, evidence and what-if per finding; the summary, the incident, every fix at once.
-  const rawOfReport = new Map([...index.values()].map((v) => [v.report, v] as const));
   const reads = [...index.values()];
   const whatIf = whatIfPlanner(reads);
   const fixed: typeof reads = [];
@@ -455,11 +459,6 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   report.incident = incidentOf(report.findings, formatCount);
   report.method = methodOf(lists, report.kubernetes);
   if (o.windowMs !== undefined) report.liveWindow = liveWindowOf(state, index, o.windowMs, o.top, firstMs, lastMs);
-  const rawOf = new Map([...index.values()].map((v) => [v.report, v.raw]));
-  report.timeline = buildTimeline(
-    state,
-    lists.slice(0, 5).map((g) => ({ key: `${clientName(g.userAgent, g.username)} ${g.username} list ${g.resource}${g.selector ? ` ${g.selector}` : ''}`, series: rawOf.get(g)!.series })),
-  );
   return report;
 }
 
