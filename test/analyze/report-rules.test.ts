@@ -1,7 +1,7 @@
 // The report's rules, each threshold on both sides: severities, fixes, ordering, which groups become findings,
 // and the small formatters every format shares.
 import { describe, expect, it } from 'vitest';
-import { clientName, compareGroups, fixFor, formatBytes, formatCount, severityOf, singular, summarizeEtcd, type GroupReport } from '../../src/analyze/report.js';
+import { apfFiles, apfWarranted, clientName, compareGroups, describeEtcdPrefix, fixFor, formatBytes, formatCount, severityOf, singular, summarizeEtcd, type GroupReport } from '../../src/analyze/report.js';
 import type { EtcdAgg } from '../../src/analyze/etcd-reads.js';
 import { auditLine, runCli } from '../support.js';
 
@@ -178,5 +178,46 @@ describe('which groups become findings', () => {
     const high = await scan(etcd(100));
     expect(high.findings).toMatchObject([{ kind: 'etcd-slow-ranges', severity: 'high', resource: 'pods', summary: 'etcd logged 100 slow reads of /registry/pods/, 7,130 objects each, up to 150 ms. Add the apiserver audit log to see which client sent them.' }]);
     expect((await scan(etcd(99))).findings[0].severity).toBe('medium');
+  });
+});
+
+describe('where the etcd key prefix came from', () => {
+  it.each<[string | null, Array<[string, number]>, { prefixes: string[]; source: string; reason: string }]>([
+    ['/k8s', [['/registry', 9]], { prefixes: ['/k8s'], source: 'given', reason: '--etcd-prefix' }],
+    [null, [], { prefixes: ['/registry'], source: 'default', reason: 'the kube-apiserver default (no etcd read to infer it from)' }],
+    [null, [['/registry', 5]], { prefixes: ['/registry'], source: 'default', reason: 'the kube-apiserver default; every etcd read sits under it' }],
+    [null, [['/registry', 5], ['/x', 1]], { prefixes: ['/registry', '/x'], source: 'inferred', reason: 'inferred from the keys: 5 reads under /registry, 1 read under /x (--etcd-prefix to override)' }],
+    [null, [['/kubernetes.io', 1]], { prefixes: ['/kubernetes.io'], source: 'inferred', reason: 'inferred from the keys: 1 read under /kubernetes.io (--etcd-prefix to override)' }],
+    [null, [['/b', 2], ['/registry', 1], ['/a', 2], ['/c', 1200]], { prefixes: ['/c', '/a', '/b', '/registry'], source: 'inferred', reason: 'inferred from the keys: 1,200 reads under /c, 2 reads under /a, 2 reads under /b, 1 read under /registry (--etcd-prefix to override)' }],
+  ])('given %j, reads %j', (given, seen, want) => {
+    expect(describeEtcdPrefix(given, new Map(seen))).toEqual(want);
+  });
+});
+
+describe('the files --apf-out writes', () => {
+  const f = (severity: string, client: string | null, apf: string | null, kind = 'list') => ({ kind, severity, ...(client === null ? {} : { client }), apf }) as never;
+  it('one per finding of medium severity or above with manifests, named by its place and a file-safe client name', () => {
+    const files = apfFiles({
+      findings: [
+        f('critical', 'Vector  Agent/0.34', 'a: 1'),
+        f('low', 'quiet', 'x: 1'),
+        f('high', null, 'b: 2\n', 'token-waves'),
+        f('medium', '--/--', 'c: 3'),
+        f('high', 'no-manifest', null),
+        f('high', 'x'.repeat(50), 'd: 4'),
+        f('info', 'info', 'e: 5'),
+        f('medium', '--A  b--', 'g: 7'),
+      ],
+    });
+    expect(files).toEqual([
+      { file: '1-vector-agent-0-34.yaml', yaml: 'a: 1\n' },
+      { file: '3-token-waves.yaml', yaml: 'b: 2\n' },
+      { file: '4-client.yaml', yaml: 'c: 3\n' },
+      { file: `6-${'x'.repeat(40)}.yaml`, yaml: 'd: 4\n' },
+      { file: '8-a-b.yaml', yaml: 'g: 7\n' },
+    ]);
+  });
+  it('apfWarranted: critical, high and medium show their manifests; low and info do not', () => {
+    expect(['critical', 'high', 'medium', 'low', 'info'].map((s) => apfWarranted(f(s, 'c', 'y')))).toEqual(['y', 'y', 'y', null, null]);
   });
 });
