@@ -110,9 +110,21 @@ describe('fixFor: the fix follows the reason', () => {
     if (want === EVENTS) expect(fix).toBe(`${resource} have no watch cache, so every list reads etcd: list a narrower scope (one namespace, fieldSelector on involvedObject), list less often, or move ${resource} to their own etcd with --etcd-servers-overrides.`);
   });
 
+  it.each([
+    ['events: watch cache off by default', 'EVENTS'],
+    ['watch cache disabled for resource', 'EVENTS'],
+    ['continue token', 'PAGES'],
+    ['limit with resourceVersion≠0 (exact page)', 'EXACT'],
+    ['resourceVersionMatch=Exact', 'EXACT'],
+  ])('a reason served from the cache, even the most frequent, is passed over for the etcd reason %s', (reason, want) => {
+    const fixes: Record<string, string> = { EVENTS, PAGES, EXACT };
+    expect(fixFor(group({ reasons: { 'resourceVersion=0 (served from the watch cache)': 50, [reason]: 1 }, resource: 'events', etcd: 1 }))).toContain(fixes[want]!);
+  });
+
   it('the most frequent reason decides (reasons are ordered by count)', () => {
     expect(fixFor(group({ reasons: { 'continue token': 20, 'no resourceVersion (paginated)': 10 }, etcd: 30 }))).toContain(PAGES);
     expect(fixFor(group({ reasons: { 'no resourceVersion (paginated)': 20, 'continue token': 10 }, etcd: 30 }))).toContain(RV0);
+    expect(fixFor(group({ reasons: { 'unsupported resourceVersionMatch=Foo': 20, 'continue token': 10 }, etcd: 30 }))).toContain(RV0);
   });
 });
 
