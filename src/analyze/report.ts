@@ -662,11 +662,8 @@ export function summarizeEtcd(aggs: EtcdAgg[]): EtcdRangeReport[] {
 
 /** "vector/0.34.0 (linux)" → "vector"; falls back to the username. */
 export function clientName(userAgent: string, username: string): string {
-  const ua = userAgent.trim();
-  if (ua.length > 0) {
-    const m = /^[^/\s]+/.exec(ua);
-    if (m) return m[0];
-  }
+  const m = /^[^/\s]+/.exec(userAgent.trim());
+  if (m) return m[0];
   const sa = /^system:serviceaccount:[^:]+:(.+)$/.exec(username);
   return sa ? sa[1]! : username.length > 0 ? username : 'unknown client';
 }
@@ -689,7 +686,8 @@ export function formatBytes(n: number): string {
     v /= 1000;
     i++;
   }
-  return i === 0 ? `${Math.round(v)} B` : `${v >= 100 ? Math.round(v) : v >= 10 ? v.toFixed(1).replace(/\.0$/, '') : v.toFixed(1)} ${units[i]}`;
+  // Stryker disable next-line EqualityOperator,Regex: 100 prints as 100 either way; toFixed(1) has one decimal, so ".0" can only end it
+  return i === 0 ? `${Math.round(v)} ${units[0]}` : `${v >= 100 ? Math.round(v) : v >= 10 ? v.toFixed(1).replace(/\.0$/, '') : v.toFixed(1)} ${units[i]}`;
 }
 
 /** 4800 → "4,800". */

@@ -23,6 +23,10 @@ describe('clientName, singular, formatBytes, formatCount', () => {
     ['', 'system:serviceaccount:ops:backup-tool', 'backup-tool'],
     ['', 'alice@example.com', 'alice@example.com'],
     ['', '', 'unknown client'],
+    // a user agent that does not start with a name gives way to the user
+    ['/usr/bin/tool', 'alice', 'alice'],
+    ['', 'x-system:serviceaccount:ns:name', 'x-system:serviceaccount:ns:name'],
+    ['', 'system:serviceaccount:ns:a\nb', 'system:serviceaccount:ns:a\nb'],
     ['   ', '', 'unknown client'],
   ])('clientName(%j, %j) = %j', (ua, user, want) => {
     expect(clientName(ua, user)).toBe(want);
