@@ -572,7 +572,6 @@ function amplify(r: GroupReport, g: ReadGroup, scope: 'all' | 'namespace' | 'sin
   if (given !== undefined) {
     objects = given;
     readSource = 'given';
-    if (nB === 0) bytes = null;
   }
   if (objects === null && scope === 'all') {
     const full = state.fullListObjects.get(rk);

@@ -101,6 +101,17 @@ describe('full reads, paged reads and what stands for a full list', () => {
     expect(r.etcdRanges[0]).toMatchObject({ key: '/registry/configmaps/', limited: true, reads: 5 });
   });
 
+  it('bytes per object come from reads of the same resource only', async () => {
+    const r = await scan([
+      ...lists('p', 5, '/api/v1/configmaps?limit=500', cm),
+      ...slow(5, 'key:"/registry/configmaps/" range_end:"/registry/configmaps0" limit:500 ', 'range_response_count:500 size:1000000'),
+      ...stats(5, 'key:"/registry/configmaps/" range_end:"/registry/configmaps0" limit:500 ', 3000, 1000000),
+      // secrets at 100 kB each: not configmaps' size
+      ...slow(3, 'key:"/registry/secrets/" range_end:"/registry/secrets0" ', 'range_response_count:10 size:1000000'),
+    ]);
+    expect(group(r, 'configmaps')).toMatchObject({ objectsReadPerRequest: 3000, bytesReadPerRequest: 6_000_000 });
+  });
+
   it('a full read wins over paged ones of the same range', async () => {
     const r = await scan([
       ...lists('f', 2, '/api/v1/configmaps', cm),
@@ -134,6 +145,21 @@ describe('full reads, paged reads and what stands for a full list', () => {
     const other = r.listGroups.find((g) => g.userAgent === 'other/1')!;
     expect(other.objectsReadPerRequest).toBe(want);
     if (want !== null) expect(other.figureSources.objectsRead).toBe('audit-full-list');
+  });
+
+  it('the etcd log’s figure wins over an audited full list; a namespaced list never takes the whole resource’s size', async () => {
+    const full = lists('a', 1, '/api/v1/configmaps', cm, resp(7));
+    // another client's etcd lists, with etcd's own count of 50
+    const withEtcd = await scan([...full, ...lists('b', 2, '/api/v1/configmaps', cm, { user: { username: 'other' }, userAgent: 'other/1' }), ...slow(2, 'key:"/registry/configmaps/" range_end:"/registry/configmaps0" ', 'range_response_count:50 size:5000')]);
+    expect(withEtcd.listGroups.find((g) => g.userAgent === 'other/1')).toMatchObject({ objectsReadPerRequest: 50, figureSources: { objectsRead: 'etcd-log' } });
+    // a namespaced list: the 7 of the whole resource say nothing of one namespace; etcd reads of another
+    // namespace give no objects and no bytes either
+    const ns = await scan([
+      ...full,
+      ...lists('c', 2, '/api/v1/namespaces/shop/configmaps', { ...cm, namespace: 'shop' }, { user: { username: 'other' }, userAgent: 'other/1' }),
+      ...slow(2, 'key:"/registry/configmaps/elsewhere/" range_end:"/registry/configmaps/elsewhere0" ', 'range_response_count:10 size:1000'),
+    ]);
+    expect(ns.listGroups.find((g) => g.userAgent === 'other/1')).toMatchObject({ namespace: 'shop', objectsReadPerRequest: null, bytesReadPerRequest: null, figureSources: { objectsRead: null, bytesRead: null } });
   });
 
   it('returned objects: measured from RequestResponse, or for a per-node selector the objects ÷ the nodes seen', async () => {
