@@ -693,7 +693,9 @@ export function formatBytes(n: number): string {
 export const formatCount = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 export function fixFor(g: GroupReport): string {
+  // the most frequent reason that sent requests to etcd (a reason served "from cache" names no fix)
   const top = Object.keys(g.reasons).find((r) => {
+    if (r.includes('from cache')) return false;
     return r.startsWith('no resourceVersion') || r.startsWith('continue') || r.startsWith('limit with') || r.includes('Exact') || r.startsWith('events') || r.startsWith('watch cache') || r.startsWith('unsupported');
   }) ?? '';
   const res = g.resource;

@@ -125,6 +125,12 @@ describe('fixFor: the fix follows the reason', () => {
     expect(fixFor(group({ reasons: { 'resourceVersion=0 (served from the watch cache)': 50, [reason]: 1 }, resource: 'events', etcd: 1 }))).toContain(fixes[want]!);
   });
 
+  it('1.34+: pages and exact reads served from the cache snapshot name no fix; the etcd reason beside them does', () => {
+    expect(fixFor(group({ reasons: { 'continue token from cache snapshot (1.34+, if still in history)': 50, 'no resourceVersion': 5 }, etcd: 5 }))).toContain(RV0);
+    expect(fixFor(group({ reasons: { 'resourceVersionMatch=Exact from cache snapshot (1.34+, if still in history)': 50, 'limit with resourceVersion=N from cache snapshot (1.34+)': 40, 'events: watch cache off by default': 1 }, resource: 'events', etcd: 1 }))).toContain(EVENTS);
+    expect(fixFor(group({ reasons: { 'no resourceVersion, consistent read from cache (1.31+)': 50, 'continue token': 1 }, etcd: 1 }))).toContain(PAGES);
+  });
+
   it('the most frequent reason decides (reasons are ordered by count)', () => {
     expect(fixFor(group({ reasons: { 'continue token': 20, 'no resourceVersion (paginated)': 10 }, etcd: 30 }))).toContain(PAGES);
     expect(fixFor(group({ reasons: { 'no resourceVersion (paginated)': 20, 'continue token': 10 }, etcd: 30 }))).toContain(RV0);
