@@ -380,7 +380,8 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     state,
     lists.slice(0, 5).map((g) => ({ key: `${clientName(g.userAgent, g.username)} ${g.username} list ${g.resource}${g.selector ? ` ${g.selector}` : ''}`, series: rawOfReport.get(g)!.raw.series })),
   );
-  const report: ScanReport = {
+  // The report up to its findings; the findings and what follows from them are added below.
+  const head = {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: 'audit-scan', version: o.toolVersion },
     kubernetes: {
@@ -428,23 +429,17 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
         userAgent: o.redactor && userAgent.startsWith(NO_UA) ? NO_UA + o.redactor.user(userAgent.slice(NO_UA.length)) : userAgent,
         requests,
       })),
-    findings: [],
-    timeline,
-    summary: { window: { start: null, end: null, seconds: null }, peakRequestsPerSecond: null, offenders: [], objectsRead: null, objectsReturned: null, bytesRead: null },
-    incident: [],
-    whatIf: { etcdRequests: { before: null, after: null }, objectsRead: { before: null, after: null }, bytesRead: { before: null, after: null }, peakEtcdRequestsPerSecond: { before: null, after: null } },
-    method: { measured: [], estimated: [], kubernetes: '' },
-  };
+  } satisfies Partial<ScanReport>;
   const rank: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
   const token = findTokenWaves(state);
   const groupOf = new Map<Finding, GroupReport>();
-  report.findings = [...buildFindings(report, lists, gets, etcdRanges, assumed.version, groupOf), ...findStorms(state, index), ...(token ? [token] : []), ...findRestarts(state)];
-  report.findings.sort((a, b) => rank[a.severity]! - rank[b.severity]!);
+  const findings: ScanReport['findings'] = [...buildFindings(head, lists, gets, etcdRanges, assumed.version, groupOf), ...findStorms(state, index), ...(token ? [token] : []), ...findRestarts(state)];
+  findings.sort((a, b) => rank[a.severity]! - rank[b.severity]!);
   // The postmortem parts: why, evidence and what-if per finding; the summary, the incident, every fix at once.
   const reads = [...index.values()];
   const whatIf = whatIfPlanner(reads);
   const fixed: typeof reads = [];
-  for (const f of report.findings) {
+  for (const f of findings) {
     const g = 'client' in f ? groupOf.get(f as Finding) : undefined;
     f.why = whyOf(f, g);
     if (g === undefined) continue;
@@ -455,10 +450,15 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
       fixed.push(rawOfReport.get(g)!);
     } else cf.whatIf = null;
   }
-  report.whatIf = whatIf(fixed);
-  report.summary = summaryOf(report.findings, lists, state.time.all, { count: formatCount, bytes: formatBytes, singular });
-  report.incident = incidentOf(report.findings, formatCount);
-  report.method = methodOf(lists, report.kubernetes);
+  const report: ScanReport = {
+    ...head,
+    findings,
+    timeline,
+    summary: summaryOf(findings, lists, state.time.all, { count: formatCount, bytes: formatBytes, singular }),
+    incident: incidentOf(findings, formatCount),
+    whatIf: whatIf(fixed),
+    method: methodOf(lists, head.kubernetes),
+  };
   if (o.windowMs !== undefined) report.liveWindow = liveWindowOf(state, index, o.windowMs, o.top, firstMs, lastMs);
   return report;
 }
@@ -722,7 +722,7 @@ export function severityOf(g: GroupReport, totalRequests: number): Finding['seve
   return 'low';
 }
 
-function buildFindings(report: ScanReport, lists: GroupReport[], gets: GroupReport[], etcdRanges: EtcdRangeReport[], v: KubeVersion, groupOf: Map<Finding, GroupReport>): Finding[] {
+function buildFindings(report: Pick<ScanReport, 'totals' | 'listGroups'>, lists: GroupReport[], gets: GroupReport[], etcdRanges: EtcdRangeReport[], v: KubeVersion, groupOf: Map<Finding, GroupReport>): Finding[] {
   const out: Finding[] = [];
   // Stryker disable next-line MethodExpression,ConditionalExpression,EqualityOperator: lists come ordered by etcd requests, so groups with none follow every group with some
   const etcdLists = lists.filter((g) => g.servedFrom.etcd > 0);

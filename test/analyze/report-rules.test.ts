@@ -1,7 +1,7 @@
 // The report's rules, each threshold on both sides: severities, fixes, ordering, which groups become findings,
 // and the small formatters every format shares.
 import { describe, expect, it } from 'vitest';
-import { apfFiles, apfWarranted, clientName, compareGroups, describeEtcdPrefix, fixFor, formatBytes, formatCount, severityOf, singular, summarizeEtcd, type GroupReport } from '../../src/analyze/report.js';
+import { apfFiles, apfWarranted, clientName, compareGroups, describeEtcdPrefix, fixFor, formatBytes, formatCount, nothingRead, severityOf, singular, summarizeEtcd, type GroupReport } from '../../src/analyze/report.js';
 import type { EtcdAgg } from '../../src/analyze/etcd-reads.js';
 import { auditLine, runCli } from '../support.js';
 
@@ -169,6 +169,24 @@ describe('ordering', () => {
     expect(rows[1]).toMatchObject({ reads: 3, objectsPerRead: 100, objectsMax: 150, bytesPerRead: 1000, tookMsAvg: 133.3, tookMsMax: 200, errors: 1, firstSeen: '1970-01-01T00:01:00.000Z', lastSeen: '1970-01-01T00:02:00.000Z' });
     expect(rows[2]).toMatchObject({ objectsPerRead: null, objectsMax: null, bytesPerRead: null, tookMsAvg: null, tookMsMax: null });
   });
+
+  it('etcd ranges with as many objects read: more reads first, then by key, whatever the order given', () => {
+    // 2 × 50 = 4 × 25 = 100 objects; the 4 reads first; two ranges of 3 × 0 by key
+    const given = [
+      agg({ keyLabel: '/registry/b/', reads: 3 }),
+      agg({ keyLabel: '/registry/few/', reads: 2, objectsSum: 100, objectsN: 2 }),
+      agg({ keyLabel: '/registry/a/', reads: 3 }),
+      agg({ keyLabel: '/registry/many/', reads: 4, objectsSum: 100, objectsN: 4 }),
+    ];
+    const want = ['/registry/many/', '/registry/few/', '/registry/a/', '/registry/b/'];
+    expect(summarizeEtcd(given).map((r) => r.key)).toEqual(want);
+    expect(summarizeEtcd([...given].reverse()).map((r) => r.key)).toEqual(want);
+  });
+
+  it('two internal reasons of one key are two rows', () => {
+    const rows = summarizeEtcd([agg({ keyLabel: '/registry/pods/', internal: 'count_only (object-count polling)', limited: true }), agg({ keyLabel: '/registry/pods/', internal: 'limit:1 (current-revision fetch)', limited: true })]);
+    expect(rows.map((r) => r.internal)).toEqual(['count_only (object-count polling)', 'limit:1 (current-revision fetch)']);
+  });
 });
 
 describe('which groups become findings', () => {
@@ -241,5 +259,29 @@ describe('the files --apf-out writes', () => {
   });
   it('apfWarranted: critical, high and medium show their manifests; low and info do not', () => {
     expect(['critical', 'high', 'medium', 'low', 'info'].map((s) => apfWarranted(f(s, 'c', 'y')))).toEqual(['y', 'y', 'y', null, null]);
+  });
+});
+
+describe('nothingRead: the report must not read as an all-clear', () => {
+  const i = (looksLike: string | null, error: string | null) => ({ looksLike, error }) as never;
+  it.each<[string, Array<[string | null, string | null]>, boolean]>([
+    ['every input yielded nothing', [['it is empty', null], ['nothing arrived on stdin', null]], true],
+    ['an input that could not be read counts as nothing', [[null, 'EACCES'], ['it is empty', null]], true],
+    ['one input gave something', [[null, null], ['it is empty', null]], false],
+    ['the only input gave something', [[null, null]], false],
+  ])('%s', (_what, inputs, want) => {
+    expect(nothingRead({ inputs: inputs.map(([l, e]) => i(l, e)) })).toBe(want);
+  });
+});
+
+describe('compareGroups is a consistent order', () => {
+  it('equal objects read: more etcd requests first, whatever the requests; names last, both ways round', () => {
+    const few = group({ userAgent: 'few/1', etcd: 800, objectsReadPerRequest: null, requests: 900 });
+    const many = group({ userAgent: 'many/1', etcd: 20, objectsReadPerRequest: 40, requests: 5000 });
+    expect(Math.sign(compareGroups(few, many))).toBe(-1);
+    expect(Math.sign(compareGroups(many, few))).toBe(1);
+    const e = group({ userAgent: 'e/1', requests: 10 });
+    const f = group({ userAgent: 'f/1', requests: 10 });
+    expect([Math.sign(compareGroups(e, f)), Math.sign(compareGroups(f, e))]).toEqual([-1, 1]);
   });
 });
