@@ -289,6 +289,7 @@ export interface ScanReport {
   liveWindow?: LiveWindow;
 }
 
+// Stryker disable next-line EqualityOperator: map keys are unique, so two keys are never equal
 const toObj = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 const round2 = (x: number): number => Math.round(x * 100) / 100;
@@ -298,6 +299,7 @@ export function etcdSupportsProgressNotify(v: string): boolean | null {
   const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(v);
   if (!m) return null;
   const [maj, min, pat] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  // Stryker disable next-line EqualityOperator: maj is not 3 here, so > 3 and >= 3 agree
   if (maj !== 3) return maj > 3;
   if (min < 4) return false;
   if (min === 4) return pat >= 31;
@@ -481,7 +483,11 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
   let withoutRv = 0;
   const reasons = new Map<string, number>();
   let etcdScope: 'all' | 'namespace' | 'single' | null = null;
-  const ns = g.scope === 'namespaced' ? [...g.namespaces][0] ?? 'x' : '';
+  // The classifier reads only whether a namespace, a name or a selector is there, not what it is.
+  // Stryker disable next-line LogicalOperator,ArrayDeclaration,StringLiteral: any non-empty stand-in gives the same verdict
+  const someNamespace = [...g.namespaces][0] ?? 'x';
+  const ns = g.scope === 'namespaced' ? someNamespace : '';
+  // Stryker disable next-line StringLiteral,BooleanLiteral: as above
   const selStub = { shape: g.selector, node: null, singleName: g.singleName ? 'x' : null, singleNamespace: g.singleNamespace ? 'x' : null, hasFieldSelector: false, hasLabelSelector: false };
   let unknown = 0;
   for (const [sig, n] of g.signatures) {
@@ -529,7 +535,8 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
     etcdLatencyMs: latencyFigures(g.etcdLatency),
     apfQueueWaitMs: latencyFigures(g.apfWait),
   };
-  if (g.verb !== 'list' || etcd === 0 || etcdScope === null) return base;
+  // etcdScope is set by the first request served from etcd, so null means none was
+  if (g.verb !== 'list' || etcdScope === null) return base;
   amplify(base, g, etcdScope, aggs, state, clusterNodes, o);
   return base;
 }
@@ -602,6 +609,7 @@ function amplify(r: GroupReport, g: ReadGroup, scope: 'all' | 'namespace' | 'sin
   if (r.objectsReturnedPerRequest === null && objects !== null) {
     if (g.selector.includes('<node>') && scope === 'all') {
       const nodes = Math.max(clusterNodes, g.nodes.size);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: a <node> selector names a node, so its group has seen one
       if (nodes > 0) {
         r.objectsReturnedPerRequest = round1(objects / nodes);
         r.figureSources.objectsReturned = 'estimate-objects-per-node';
@@ -622,6 +630,7 @@ function amplify(r: GroupReport, g: ReadGroup, scope: 'all' | 'namespace' | 'sin
 export function summarizeEtcd(aggs: EtcdAgg[]): EtcdRangeReport[] {
   const m = new Map<string, EtcdAgg>();
   for (const a of aggs) {
+    // Stryker disable next-line StringLiteral: any stand-in for no reason that no reason equals
     const k = `${a.internal ?? ''}|${a.keyLabel}|${a.limited ? 1 : 0}`;
     const b = m.get(k);
     if (b === undefined) {
@@ -744,7 +753,7 @@ function buildFindings(report: Pick<ScanReport, 'totals' | 'listGroups'>, lists:
       summary += '; the etcd log does not show how much each read (pass the etcd log or --objects).';
     }
     const finding: Finding = {
-      kind: g.amplification !== null && g.amplification >= 2 ? 'etcd-list-amplification' : 'list-from-etcd',
+      kind: (g.amplification ?? 0) >= 2 ? 'etcd-list-amplification' : 'list-from-etcd',
       severity: severityOf(g, report.totals.requests),
       summary,
       fix: fixFor(g),
@@ -786,9 +795,10 @@ function buildFindings(report: Pick<ScanReport, 'totals' | 'listGroups'>, lists:
     out.push(finding);
     groupOf.set(finding, g);
   }
-  if (report.listGroups.length === 0 && etcdRanges.length > 0) {
+  if (report.listGroups.length === 0) {
     const r = etcdRanges.find((x) => x.internal === null);
-    if (r !== undefined && r.reads > 0) {
+    // every range row holds at least one read
+    if (r !== undefined) {
       out.push({
         kind: 'etcd-slow-ranges',
         severity: r.reads >= 100 ? 'high' : 'medium',

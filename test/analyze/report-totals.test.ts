@@ -211,3 +211,92 @@ describe('findings: the sentences, the manifests and the order', () => {
     expect(withBytes.findings.map((f) => ('client' in f ? f.client : null))).toEqual(['vector', 'b-second']);
   });
 });
+
+describe('more figures, each on the side of its rule that a small log shows', () => {
+  const pods = { resource: 'pods', apiVersion: 'v1' };
+  const slowPods = (ms: number, count: number, size: number, key = '/registry/pods/') =>
+    JSON.stringify({ level: 'warn', ts: at(ms), caller: 'etcdserver/util.go:170', msg: 'apply request took too long', took: '150ms', 'expected-duration': '100ms', prefix: 'read-only range ', request: `key:"${key}" range_end:"${key.slice(0, -1)}0" `, response: `range_response_count:${count} size:${size}` });
+  const byTime = (ls: string[]) => ls.map((l) => [Date.parse((JSON.parse(l) as { ts?: string; stageTimestamp?: string }).ts ?? (JSON.parse(l) as { stageTimestamp: string }).stageTimestamp), l] as const).sort((a, b) => a[0] - b[0]).map(([, l]) => l);
+
+  it('--top cuts get groups and etcd ranges too', async () => {
+    const get = (user: string, ms: number) => req('get', '/api/v1/namespaces/a/pods/p', user, ms, { objectRef: { resource: 'pods', apiVersion: 'v1', namespace: 'a', name: 'p' } });
+    const lines = byTime([get('g1', 0), get('g1', 100), get('g2', 200), slowPods(300, 10, 100), slowPods(400, 5, 50, '/registry/secrets/')]);
+    const all = await scan(lines);
+    expect([all.getGroups.length, all.etcdRanges.length]).toEqual([2, 2]);
+    const one = await scan(lines, ['--top', '1']);
+    expect([one.getGroups.map((g) => g.username), one.etcdRanges.map((r) => r.key)]).toEqual([['g1'], ['/registry/pods/']]);
+  });
+
+  it('a cluster-wide list joins the reads of the whole range, not of one namespace in it', async () => {
+    const r = await scan(byTime([req('list', '/api/v1/pods', 'alice', 0), req('list', '/api/v1/pods', 'alice', 1000), slowPods(20, 5000, 10_000), slowPods(1020, 5000, 10_000), slowPods(500, 30, 60, '/registry/pods/shop/')]));
+    expect(r.listGroups[0]).toMatchObject({ objectsReadPerRequest: 5000, bytesReadPerRequest: 10_000 });
+  });
+
+  it('a list served from the cache takes no --objects figure; one from etcd does', async () => {
+    const r = await scan([req('list', '/api/v1/pods?resourceVersion=0', 'cached', 0), req('list', '/api/v1/pods', 'direct', 1000)], ['--objects', 'pods=100']);
+    expect(r.listGroups.map((g) => [g.username, g.objectsReadPerRequest])).toEqual([['direct', 100], ['cached', null]]);
+  });
+
+  it('a single-name list that returned nothing: 1 read, 0 returned, 1× (not infinite)', async () => {
+    const resp = { level: 'RequestResponse', responseObject: { kind: 'PodList', metadata: {}, items: [] } };
+    const r = await scan([req('list', '/api/v1/pods?fieldSelector=metadata.name%3Dgone', 'alice', 0, resp)]);
+    expect(r.listGroups[0]).toMatchObject({ objectsReadPerRequest: 1, objectsReturnedPerRequest: 0, amplification: 1 });
+  });
+
+  it('a per-node selector in one namespace is not divided by the nodes', async () => {
+    const r = await scan(byTime([req('list', '/api/v1/namespaces/shop/pods?fieldSelector=spec.nodeName%3Dn1', 'agent', 0, { objectRef: { ...pods, namespace: 'shop' } }), slowPods(20, 60, 600, '/registry/pods/shop/')]));
+    expect(r.listGroups[0]).toMatchObject({ objectsReadPerRequest: 60, objectsReturnedPerRequest: null, amplification: null });
+  });
+
+  it('lists that carry a resourceVersion and still read etcd say nothing of "without resourceVersion"', async () => {
+    const r = await scan(Array.from({ length: 10 }, (_, i) => req('list', '/api/v1/pods?resourceVersion=123&limit=500', 'pager', i * 1000)));
+    expect(r.findings.map((f) => f.summary)).toEqual(['pager sent 10 pod lists; 10 were served from etcd; the etcd log does not show how much each read (pass the etcd log or --objects).']);
+  });
+
+  it('objects read but nothing known of what was returned, or of the bytes: the sentence says only what is known', async () => {
+    // a label selector: etcd read 900 each time, the returned count is not in the log
+    const labelled = await scan(byTime([...Array.from({ length: 10 }, (_, i) => req('list', '/api/v1/pods?labelSelector=app%3Dx', 'sel', i * 1000)), ...Array.from({ length: 10 }, (_, i) => slowPods(i * 1000 + 20, 900, 1_800_000))]));
+    expect(labelled.findings.map((f) => f.summary)).toEqual(['sel sent 10 pod lists without resourceVersion; 10 were served from etcd; the etcd log does not show how much each read (pass the etcd log or --objects).']);
+    // --objects and per-node lists from 2 nodes, no etcd log: 500 read, ~250 returned, no bytes
+    const given = await scan(Array.from({ length: 10 }, (_, i) => req('list', `/api/v1/pods?fieldSelector=spec.nodeName%3Dn${i % 2}`, 'agent', i * 1000)), ['--objects', 'pods=500']);
+    expect(given.findings.map((f) => f.summary)).toEqual(['agent sent 10 pod lists from 2 nodes without resourceVersion; each read 500 pods from etcd to return ~250: 2× amplification (estimated)']);
+  });
+
+  it('a client below 10 etcd lists is a finding when it reads 10× what it returns, not below', async () => {
+    // 5 lists returning 100 each (RequestResponse), etcd read 1,000 (10×) or 989 (9.9×) each time
+    const run = (count: number) =>
+      scan(byTime([
+        ...Array.from({ length: 5 }, (_, i) => req('list', '/api/v1/pods?labelSelector=app%3Dx', 'small', i * 1000, { level: 'RequestResponse', responseObject: { kind: 'PodList', metadata: {}, items: Array.from({ length: 100 }, () => ({})) } })),
+        ...Array.from({ length: 5 }, (_, i) => slowPods(i * 1000 + 20, count, count * 10)),
+      ]));
+    expect((await run(1000)).findings.map((f) => [f.kind, 'amplification' in f ? f.amplification : null])).toEqual([['etcd-list-amplification', 10]]);
+    expect((await run(989)).findings).toEqual([]);
+  });
+
+  it('gets from etcd: medium at 10% of all requests, low below; no etcd evidence and no what-if for a get', async () => {
+    const get = (i: number) => req('get', '/api/v1/namespaces/a/pods/p', 'getter', i, { objectRef: { resource: 'pods', apiVersion: 'v1', namespace: 'a', name: 'p' } });
+    const other = (i: number) => req('watch', '/api/v1/pods?watch=true&resourceVersion=1', 'w', 2000 + i);
+    // etcd's slow reads of the pods range are a list's, not evidence for a get
+    const at10 = await scan([...Array.from({ length: 1000 }, (_, i) => get(i)), ...Array.from({ length: 9000 }, (_, i) => other(i)), slowPods(12_000, 10, 100)]);
+    const f = at10.findings.find((x) => x.kind === 'get-from-etcd')!;
+    expect(f.severity).toBe('medium');
+    // the fix (resourceVersion=0) moves them to the cache: 1,000 etcd requests → 0
+    expect(f).toMatchObject({ evidence: { etcd: null }, whatIf: { etcdRequests: { before: 1000, after: 0 } } });
+    const below = await scan([...Array.from({ length: 1000 }, (_, i) => get(i)), ...Array.from({ length: 9001 }, (_, i) => other(i))]);
+    expect(below.findings.find((x) => x.kind === 'get-from-etcd')!.severity).toBe('low');
+  });
+
+  it('events have no watch cache to move to: their finding has no what-if', async () => {
+    const r = await scan(Array.from({ length: 10 }, (_, i) => req('list', '/api/v1/events', 'ev', i * 1000, { objectRef: { resource: 'events', apiVersion: 'v1' } })));
+    expect(r.findings.map((f) => [f.kind, 'whatIf' in f ? f.whatIf : undefined])).toEqual([['list-from-etcd', null]]);
+  });
+
+  it('--redact replaces a namespaced group’s namespace with its pseudonym', async () => {
+    const r = await scan([req('list', '/api/v1/namespaces/payments/pods', 'alice', 0, { objectRef: { ...pods, namespace: 'payments' } }), req('list', '/api/v1/namespaces/shop/pods', 'bob', 1000, { objectRef: { ...pods, namespace: 'shop' } })], ['--redact', '--redact-key', 'k']);
+    const ns = r.listGroups.map((g) => g.namespace);
+    expect(ns).toHaveLength(2);
+    for (const n of ns) expect(['payments', 'shop', '*', null, undefined]).not.toContain(n);
+    // each namespace its own pseudonym
+    expect(ns[0]).not.toBe(ns[1]);
+  });
+});
