@@ -1,7 +1,7 @@
 // Slow etcd reads, straight through EtcdReads: which lines are one read, what a merged read keeps, when a held
 // read is let go, how segments join at a cut, and what each aggregate and key label holds.
 import { describe, expect, it } from 'vitest';
-import { EtcdReads, internalReason, mergeAgg, type EtcdAgg, type EtcdRead } from '../../src/analyze/etcd-reads.js';
+import { EtcdReads, internalReason, mergeAgg, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from '../../src/analyze/etcd-reads.js';
 import { describeEtcdKey } from '../../src/model/etcd-key.js';
 import type { EtcdRangeEntry } from '../../src/parse/etcd-line.js';
 
@@ -35,13 +35,17 @@ function runIn(mode: Mode, entries: EtcdRangeEntry[]): EtcdRead[] {
   const b = new EtcdReads('/registry');
   for (const e of entries.slice(1)) b.add(e);
   const eb = b.endSegment();
+  return joinTwo(ea, eb).reads.filter((x) => x.key !== '/registry/opener/');
+}
+/** Joins two segments of one input at their cut, as the reader does, and returns what was emitted, in order. */
+function joinTwo(ea: EtcdSegmentEdges, eb: EtcdSegmentEdges): { reads: EtcdRead[]; all: EtcdReads } {
   const all = new EtcdReads('/registry');
   const reads: EtcdRead[] = [];
   all.sink = (x) => reads.push(x);
   all.joinSegments([], ea.head);
   all.joinSegments(ea.tail, eb.head);
   all.joinSegments(eb.tail, []);
-  return reads.filter((x) => x.key !== '/registry/opener/');
+  return { reads, all };
 }
 const MODES: Mode[] = ['head', 'held', 'cut'];
 
@@ -166,12 +170,7 @@ describe('segments joined at a cut', () => {
     const eb = b.endSegment();
     // the head is the lines before the first pause over 50 ms: one line in each segment
     expect([ea.head.length, ea.tail.length, eb.head.length, eb.tail.length]).toEqual([1, 1, 1, 1]);
-    const all = new EtcdReads('/registry');
-    const reads: EtcdRead[] = [];
-    all.sink = (x) => reads.push(x);
-    all.joinSegments([], ea.head);
-    all.joinSegments(ea.tail, eb.head);
-    all.joinSegments(eb.tail, []);
+    const { reads, all } = joinTwo(ea, eb);
     expect(reads.map((x) => [x.key, [...x.vias].sort()])).toEqual([
       ['/registry/early/', ['apply']],
       ['/registry/pods/', ['apply', 'trace']],
