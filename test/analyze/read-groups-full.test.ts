@@ -177,36 +177,23 @@ describe('a group: the edges of each field', () => {
 
 describe('merging two threads', () => {
   it('keeps the earlier first, the later last and the earlier sample, whichever side holds them', () => {
-    const a = new ReadGroups();
-    const b = new ReadGroups();
-    add(a, { receivedMs: T, requestURI: '/api/v1/pods?a' });
-    add(a, { receivedMs: T + 9000 });
-    add(b, { receivedMs: T + 5, requestURI: '/api/v1/pods?0' });
-    add(b, { receivedMs: T + 50 });
-    a.merge(b.groups);
-    const x = [...a.groups.values()][0]!;
+    /** one group's events on each side; the left side after merging the right into it */
+    const merged = (left: Array<Partial<AuditEvent>>, right: Array<Partial<AuditEvent>>) => {
+      const a = new ReadGroups();
+      const b = new ReadGroups();
+      for (const f of left) add(a, f);
+      for (const f of right) add(b, f);
+      a.merge(b.groups);
+      return [...a.groups.values()][0]!;
+    };
+    const x = merged([{ receivedMs: T, requestURI: '/api/v1/pods?a' }, { receivedMs: T + 9000 }], [{ receivedMs: T + 5, requestURI: '/api/v1/pods?0' }, { receivedMs: T + 50 }]);
     expect([x.firstMs, x.lastMs, x.sampleMs, x.sampleUri]).toEqual([T, T + 9000, T, '/api/v1/pods?a']);
     // and the other way: the merged side holds the outer times and the sample
-    const c = new ReadGroups();
-    const d = new ReadGroups();
-    add(c, { receivedMs: T + 100, requestURI: '/api/v1/pods?c' });
-    add(d, { receivedMs: T, requestURI: '/api/v1/pods?d' });
-    add(d, { receivedMs: T + 200 });
-    c.merge(d.groups);
-    const y = [...c.groups.values()][0]!;
+    const y = merged([{ receivedMs: T + 100, requestURI: '/api/v1/pods?c' }], [{ receivedMs: T, requestURI: '/api/v1/pods?d' }, { receivedMs: T + 200 }]);
     expect([y.firstMs, y.lastMs, y.sampleMs, y.sampleUri]).toEqual([T, T + 200, T, '/api/v1/pods?d']);
-    // a tie in time: the smaller URI
-    const e = new ReadGroups();
-    const f = new ReadGroups();
-    add(e, { receivedMs: T, requestURI: '/api/v1/pods?b' });
-    add(f, { receivedMs: T, requestURI: '/api/v1/pods?a' });
-    e.merge(f.groups);
-    expect([...e.groups.values()][0]!.sampleUri).toBe('/api/v1/pods?a');
-    add(f, { receivedMs: T, requestURI: '/api/v1/pods?c' });
-    const g = new ReadGroups();
-    add(g, { receivedMs: T, requestURI: '/api/v1/pods?b' });
-    f.merge(g.groups);
-    expect([...f.groups.values()][0]!.sampleUri).toBe('/api/v1/pods?a');
+    // a tie in time: the smaller URI, from either side
+    expect(merged([{ receivedMs: T, requestURI: '/api/v1/pods?b' }], [{ receivedMs: T, requestURI: '/api/v1/pods?a' }]).sampleUri).toBe('/api/v1/pods?a');
+    expect(merged([{ receivedMs: T, requestURI: '/api/v1/pods?a' }, { receivedMs: T, requestURI: '/api/v1/pods?c' }], [{ receivedMs: T, requestURI: '/api/v1/pods?b' }]).sampleUri).toBe('/api/v1/pods?a');
   });
 
   it('set overflows of both sides add up', () => {
