@@ -13,6 +13,11 @@ function req(verb: string, uri: string, user: string, ms: number, f: Record<stri
   id++;
   return auditLine({ auditID: `t-${id}`, verb, requestURI: uri, user: { username: user }, userAgent: `${user}/1.0`, objectRef: { resource: 'pods', apiVersion: 'v1' }, requestReceivedTimestamp: at(ms), stageTimestamp: at(ms + 40), ...f });
 }
+/** etcd's "apply request took too long" for a read of `key`'s range, `ms` after 12:00:00, `count` objects, `size` bytes */
+const slowPods = (ms: number, count: number, size: number, key = '/registry/pods/') =>
+  JSON.stringify({ level: 'warn', ts: at(ms), caller: 'etcdserver/util.go:170', msg: 'apply request took too long', took: '150ms', 'expected-duration': '100ms', prefix: 'read-only range ', request: `key:"${key}" range_end:"${key.slice(0, -1)}0" `, response: `range_response_count:${count} size:${size}` });
+/** the lines in time order, as one log stream would carry them */
+const byTime = (ls: string[]) => ls.map((l) => [Date.parse((JSON.parse(l) as { ts?: string; stageTimestamp?: string }).ts ?? (JSON.parse(l) as { stageTimestamp: string }).stageTimestamp), l] as const).sort((a, b) => a[0] - b[0]).map(([, l]) => l);
 async function scan(lines: string[], args: string[] = []): Promise<ScanReport> {
   const r = await runCli(['-o', 'json', '--kube-version', '1.30', ...args, '-'], lines.join('\n') + '\n');
   expect(r.code).toBe(0);
@@ -161,12 +166,10 @@ describe('the timeline and the order of findings', () => {
 });
 
 describe('findings: the sentences, the manifests and the order', () => {
-  const slowRead = (ms: number, count: number, size: number) => JSON.stringify({ level: 'warn', ts: at(ms), caller: 'etcdserver/util.go:170', msg: 'apply request took too long', took: '150ms', 'expected-duration': '100ms', prefix: 'read-only range ', request: 'key:"/registry/pods/" range_end:"/registry/pods0" ', response: `range_response_count:${count} size:${size}` });
-  const byTime = (ls: string[]) => ls.map((l) => [Date.parse((JSON.parse(l) as { ts?: string; stageTimestamp?: string }).ts ?? (JSON.parse(l) as { stageTimestamp: string }).stageTimestamp), l] as const).sort((a, b) => a[0] - b[0]).map(([, l]) => l);
   // vector: 12 per-node pod lists from 3 nodes, none with resourceVersion; etcd read 900 pods (1.8 MB) each time.
   // ci-bot: 20 deployment lists in namespace shop, every other one with resourceVersion=0.
   const vector = Array.from({ length: 12 }, (_, i) => req('list', `/api/v1/pods?fieldSelector=spec.nodeName%3Dn${i % 3}`, 'system:serviceaccount:vector:vector', i * 1000, { userAgent: 'vector/0.34.0' }));
-  const reads = Array.from({ length: 12 }, (_, i) => slowRead(i * 1000 + 20, 900, 1_800_000));
+  const reads = Array.from({ length: 12 }, (_, i) => slowPods(i * 1000 + 20, 900, 1_800_000));
   const ci = Array.from({ length: 20 }, (_, i) => req('list', `/apis/apps/v1/namespaces/shop/deployments${i % 2 ? '?resourceVersion=0' : ''}`, 'ci-bot', i * 500 + 100, { userAgent: 'ci-bot', objectRef: { resource: 'deployments', apiGroup: 'apps', apiVersion: 'v1', namespace: 'shop' } }));
 
   it('each figure in its sentence: nodes, lists without resourceVersion, objects read against returned, bytes', async () => {
@@ -214,9 +217,6 @@ describe('findings: the sentences, the manifests and the order', () => {
 
 describe('more figures, each on the side of its rule that a small log shows', () => {
   const pods = { resource: 'pods', apiVersion: 'v1' };
-  const slowPods = (ms: number, count: number, size: number, key = '/registry/pods/') =>
-    JSON.stringify({ level: 'warn', ts: at(ms), caller: 'etcdserver/util.go:170', msg: 'apply request took too long', took: '150ms', 'expected-duration': '100ms', prefix: 'read-only range ', request: `key:"${key}" range_end:"${key.slice(0, -1)}0" `, response: `range_response_count:${count} size:${size}` });
-  const byTime = (ls: string[]) => ls.map((l) => [Date.parse((JSON.parse(l) as { ts?: string; stageTimestamp?: string }).ts ?? (JSON.parse(l) as { stageTimestamp: string }).stageTimestamp), l] as const).sort((a, b) => a[0] - b[0]).map(([, l]) => l);
 
   it('--top cuts get groups and etcd ranges too', async () => {
     const get = (user: string, ms: number) => req('get', '/api/v1/namespaces/a/pods/p', user, ms, { objectRef: { resource: 'pods', apiVersion: 'v1', namespace: 'a', name: 'p' } });
