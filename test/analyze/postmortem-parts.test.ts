@@ -100,6 +100,11 @@ describe('the what-if of a fix', () => {
     expect(plan([b])).toEqual({ etcdRequests: { before: 7, after: 4 }, objectsRead: { before: 305, after: 5 }, bytesRead: { before: 10, after: 10 }, peakEtcdRequestsPerSecond: { before: 4, after: 3 } });
   });
 
+  it('fixing the gets: 7 → 5 etcd requests; objects and bytes count lists only, so they stay; second 11 drops to 1/s', () => {
+    expect(plan([get])).toEqual({ etcdRequests: { before: 7, after: 5 }, objectsRead: { before: 305, after: 305 }, bytesRead: { before: 10, after: 10 }, peakEtcdRequestsPerSecond: { before: 4, after: 4 } });
+    expect(plan([a, get]).peakEtcdRequestsPerSecond).toEqual({ before: 4, after: 3 });
+  });
+
   it('objects read is rounded per group: 3 etcd lists × 2.5 = 7.5 → 8', () => {
     const c = read(group({ requests: 3, servedFrom: { etcd: 3, cache: 0, unknown: 0 }, objectsReadPerRequest: 2.5 }), series(1000, [[0, 3]]));
     expect(whatIfPlanner([c])([]).objectsRead).toEqual({ before: 8, after: 8 });
@@ -165,6 +170,7 @@ describe('the summary', () => {
   it('offenders: one line per client finding, with its group’s read/returned when all three figures are known', () => {
     const lists = [
       group({ username: 'someone-else', objectsReadPerRequest: 1, objectsReturnedPerRequest: 1, amplification: 1 }),
+      group({ userAgent: 'other/2', objectsReadPerRequest: 2, objectsReturnedPerRequest: 2, amplification: 1 }),
       group({ objectsReadPerRequest: 7130, objectsReturnedPerRequest: 110, amplification: 64.8, estimated: true }),
       group({ resource: 'deployments', apiGroup: 'apps', objectsReadPerRequest: 40, objectsReturnedPerRequest: 4, amplification: 10 }),
     ];
@@ -239,6 +245,11 @@ describe('the incident, in time order', () => {
     ]);
   });
 
+  it('events of one kind at one start keep the findings’ order', () => {
+    const two = [storm(0.9, '2026-11-30T12:01:00.000Z'), { ...storm(0.9, '2026-11-30T12:01:00.000Z'), resource: 'configmaps' } as AnyFinding];
+    expect(incidentOf(two, String).map((e) => e.what)).toEqual(['1200 pods lists, peak 300/s, 90% from etcd', '1200 configmaps lists, peak 300/s, 90% from etcd']);
+  });
+
   it('the same second, met in the other order: the kinds still sort', () => {
     const fs = [storm(0.5, '2026-11-30T12:01:00.000Z'), restart({ kind: 'audit-gap', start: '2026-11-30T12:01:00.000Z', gapSeconds: 30 })];
     expect(incidentOf(fs, String).map((e) => e.kind)).toEqual(['audit-gap', 'list-storm']);
@@ -255,7 +266,7 @@ describe('how the figures were obtained', () => {
   const REQUESTS = 'requests, verbs, clients and times: the audit log (one request per auditID, however many stages)';
 
   it('every source once, sorted, however many groups name it', () => {
-    const lists = [src('etcd-log', 'audit-response', 'estimate-bytes-per-object'), src('audit-full-list', 'unfiltered-list', 'etcd-log'), src('given', 'estimate-objects-per-node', null), src('etcd-log', 'single-object', null)];
+    const lists = [src('given', 'estimate-objects-per-node', null), src('etcd-log', 'audit-response', 'estimate-bytes-per-object'), src('audit-full-list', 'unfiltered-list', 'etcd-log'), src('etcd-log', 'single-object', null)];
     expect(methodOf(lists, { version: '1.30', reason: '--kube-version' })).toEqual({
       measured: [
         'bytes read per list: the etcd log (size of the same key range)',

@@ -119,6 +119,10 @@ describe('the parts', () => {
     ['Spread pod starts. Longer TTLs lengthen the period.', 'Spread pod starts'],
     ['Served from the watch cache: costs CPU. Spread restarts.', 'Costs CPU'], // what follows the first colon
     ['queue it with APF', 'Queue it with APF'],
+    ['Upgrade to 1.34.', 'Upgrade to 1.34'], // the closing full stop only
+    ['Spread pod starts. Longer TTLs: fewer waves.', 'Spread pod starts'], // a colon after the first sentence is not the action's
+    ['. Odd: b', '. Odd: b'], // neither a colon nor a cut at the very start counts
+    [': b', ': b'],
   ])('shortFix(%j) = %j', (fix, short) => expect(shortFix(fix)).toBe(short));
 
   it.each<[Record<string, number>, boolean]>([
