@@ -5,44 +5,32 @@
 export function parseCsvRecord(s: string): string[] | null {
   const out: string[] = [];
   let i = 0;
-  const n = s.length;
   for (;;) {
-    if (i < n && s.charCodeAt(i) === 34 /* " */) {
-      let v = '';
+    let v = '';
+    if (s.charCodeAt(i) === 34 /* " */) {
       i++;
       for (;;) {
         const q = s.indexOf('"', i);
-        if (q < 0) return null;
+        if (q === -1) return null;
         v += s.slice(i, q);
-        if (s.charCodeAt(q + 1) === 34) {
-          v += '"';
-          i = q + 2;
-          continue;
-        }
         i = q + 1;
-        break;
+        if (s.charCodeAt(i) !== 34) break;
+        v += '"';
+        i++;
       }
-      out.push(v);
-    } else {
-      const c = s.indexOf(',', i);
-      out.push(s.slice(i, c < 0 ? n : c));
-      i = c < 0 ? n : c;
     }
-    if (i >= n) return out;
-    if (s.charCodeAt(i) !== 44 /* , */) {
-      // text after a closing quote: keep it with the field, as lenient readers do
-      const c = s.indexOf(',', i);
-      out[out.length - 1] += s.slice(i, c < 0 ? n : c);
-      i = c < 0 ? n : c;
-      if (i >= n) return out;
-    }
-    i++; // the comma
+    // up to the next comma: an unquoted field, or text after a closing quote (kept with the field, as lenient
+    // readers do)
+    const c = s.indexOf(',', i);
+    out.push(v + s.slice(i, c === -1 ? s.length : c));
+    if (c === -1) return out;
+    i = c + 1;
   }
 }
 
 /** The column of @message in a Logs Insights CSV header, or null when the line is not such a header. */
 export function logsInsightsColumn(header: string): number | null {
-  const h = header.replace(/^\ufeff/, '').trim();
+  const h = header.trim(); // trim() takes a byte-order mark too
   if (!h.startsWith('@') && !h.startsWith('"@')) return null;
   const cols = parseCsvRecord(h);
   if (cols === null) return null;

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { unwrapRecord } from '../../src/parse/wrappers.js';
 import { fromAksLogAnalyticsRow, fromGkeEntry, isAksLogAnalyticsRow, isGkeEntry, QUERY_UNKNOWN } from '../../src/parse/cloud-events.js';
+import { normalizeAuditEvent } from '../../src/model/audit-event.js';
 import { logsInsightsColumn, parseCsvRecord } from '../../src/parse/csv.js';
 
 const ev = { kind: 'Event', auditID: 'a1', stage: 'ResponseComplete', verb: 'list' };
@@ -16,12 +17,18 @@ describe('unwrapRecord', () => {
     ['Fluent Bit (no stream/time)', { date: 1764504001.1, log: line }, { wrapper: 'fluent-bit', texts: [line] }],
     ['Fluent Bit keeping the \\n', { log: `${line}\n` }, { wrapper: 'fluent-bit', texts: [line] }],
     ['Fluent Bit with stream but no time is not Docker', { log: 'abc', stream: 'stdout' }, { wrapper: 'fluent-bit', texts: ['abc'] }],
+    ['Fluent Bit with time but no stream is not Docker', { log: 'abc', time: 't' }, { wrapper: 'fluent-bit', texts: ['abc'] }],
+    ['Docker needs both as strings', { log: 'abc', stream: 1, time: 't' }, { wrapper: 'fluent-bit', texts: ['abc'] }],
     ['Loki with labels', { labels: { job: 'x' }, line, timestamp: 't' }, { wrapper: 'loki', texts: [line] }],
     ['Loki with a timestamp only', { line, timestamp: 't' }, { wrapper: 'loki', texts: [line] }],
     ['a "line" field alone is no Loki record', { line }, null],
+    ['Loki labels must be an object, not a list', { labels: ['job'], line }, null],
     ['Splunk HEC, the event an object', { time: 1, sourcetype: 's', event: ev }, { wrapper: 'splunk-hec', values: [ev] }],
     ['Splunk HEC, the event a string', { host: 'h', event: line }, { wrapper: 'splunk-hec', texts: [line] }],
     ['Splunk HEC with source only', { source: 'x', event: ev }, { wrapper: 'splunk-hec', values: [ev] }],
+    ['Splunk HEC with sourcetype only', { sourcetype: 's', event: ev }, { wrapper: 'splunk-hec', values: [ev] }],
+    ['Splunk HEC with time only', { time: 1, event: line }, { wrapper: 'splunk-hec', texts: [line] }],
+    ['Splunk HEC, an event that is a list', { time: 1, event: [ev] }, null],
     ['an "event" field without HEC fields', { event: ev }, null],
     ['Splunk HEC, an event neither object nor string', { time: 1, event: 5 }, null],
     ['Splunk export', { preview: false, result: { _raw: line, host: 'h' } }, { wrapper: 'splunk-export', texts: [line] }],
@@ -30,9 +37,20 @@ describe('unwrapRecord', () => {
     ['journald JSON by hostname', { _HOSTNAME: 'm1', MESSAGE: line }, { wrapper: 'journald', texts: [line] }],
     ['journald JSON by identifier', { SYSLOG_IDENTIFIER: 'etcd', MESSAGE: line }, { wrapper: 'journald', texts: [line] }],
     ['journald binary MESSAGE (bytes)', { __REALTIME_TIMESTAMP: '1', MESSAGE: [123, 125] }, { wrapper: 'journald', texts: ['{}'] }],
+    ['journald MESSAGE of bytes and text is neither', { __REALTIME_TIMESTAMP: '1', MESSAGE: [123, 'x'] }, null],
+    ['journald MESSAGE of another type', { __REALTIME_TIMESTAMP: '1', MESSAGE: 5 }, null],
     ['a MESSAGE field alone', { MESSAGE: line }, null],
     ['CloudWatch CLI output', { events: [{ timestamp: 1, message: line }], searchedLogStreams: [] }, { wrapper: 'cloudwatch', values: [{ timestamp: 1, message: line, __cloudwatch: true }] }],
     ['CloudWatch get-log-events (tokens)', { events: [], nextForwardToken: 'f' }, { wrapper: 'cloudwatch', values: [] }],
+    ['CloudWatch filter-log-events, a later page', { events: [5], nextToken: 'n' }, { wrapper: 'cloudwatch', values: [5] }],
+    ['CloudWatch events without the CLI fields: every one has a message', { events: [{ message: 'a' }, { message: 'b', timestamp: 2 }] }, { wrapper: 'cloudwatch', values: [{ message: 'a', __cloudwatch: true }, { message: 'b', timestamp: 2, __cloudwatch: true }] }],
+    ['an "events" list that is not CloudWatch’s: one without a message', { events: [{ message: 'a' }, { kind: 'Event' }] }, null],
+    ['an "events" list of other things', { events: [5] }, null],
+    ['CloudWatch event, a message that is not text', { __cloudwatch: true, message: 5 }, { wrapper: 'cloudwatch', texts: [''] }],
+    ['CloudWatch event by its stream name', { message: line, timestamp: 1, logStreamName: 's' }, { wrapper: 'cloudwatch', texts: [line] }],
+    ['CloudWatch event by its id', { message: line, timestamp: 1, eventId: 'e' }, { wrapper: 'cloudwatch', texts: [line] }],
+    ['a CloudWatch event’s timestamp is a number', { message: line, timestamp: '1', ingestionTime: 2 }, { wrapper: 'message', texts: [line] }],
+    ['a CloudWatch-shaped record whose message is not text', { message: 5, timestamp: 1, ingestionTime: 2 }, null],
     ['CloudWatch event', { __cloudwatch: true, message: line }, { wrapper: 'cloudwatch', texts: [line] }],
     ['CloudWatch event by its fields', { message: line, timestamp: 1, ingestionTime: 2 }, { wrapper: 'cloudwatch', texts: [line] }],
     ['CloudWatch cut', { __cloudwatch: true, message: `${line.slice(0, 9)}[Truncated...]` }, { wrapper: 'cloudwatch', truncated: 'CloudWatch message truncated ([Truncated...])' }],
@@ -43,29 +61,42 @@ describe('unwrapRecord', () => {
     ['a message with a timestamp but no CloudWatch field', { message: line, timestamp: 1 }, { wrapper: 'message', texts: [line] }],
     ['nothing known', { kind: 'Pod', metadata: {} }, null],
   ])('%s', (_name, rec, want) => {
-    expect(unwrapRecord(rec)).toEqual(want);
+    expect(unwrapRecord(rec)).toStrictEqual(want);
   });
 
   it('reads Datadog API pages and items', () => {
-    expect(unwrapRecord({ data: [{ type: 'log', attributes: { attributes: ev } }] })).toEqual({ wrapper: 'datadog-api', values: [{ type: 'log', attributes: { attributes: ev } }] });
+    expect(unwrapRecord({ data: [{ type: 'log', attributes: { attributes: ev } }] })).toStrictEqual({ wrapper: 'datadog-api', values: [{ type: 'log', attributes: { attributes: ev } }] });
     expect(unwrapRecord({ data: [1, 2] })).toBeNull();
-    expect(unwrapRecord({ type: 'log', attributes: { attributes: ev, message: 'm' } })).toEqual({ wrapper: 'datadog-api', values: [ev] });
+    expect(unwrapRecord({ data: [{}] })).toBeNull();
+    // a page is Datadog's when any item is a log item
+    expect(unwrapRecord({ data: [1, { type: 'log', attributes: {} }] })).toStrictEqual({ wrapper: 'datadog-api', values: [1, { type: 'log', attributes: {} }] });
+    // an item is a log item by its type and its attributes, both
+    expect(unwrapRecord({ attributes: { message: line } })).toBeNull();
+    expect(unwrapRecord({ type: 'log', message: line })).toStrictEqual({ wrapper: 'message', texts: [line] });
+    // a parsed event by its auditID or its stage alone
+    expect(unwrapRecord({ type: 'log', attributes: { attributes: { auditID: 'a' }, message: 'm' } })).toStrictEqual({ wrapper: 'datadog-api', values: [{ auditID: 'a' }] });
+    expect(unwrapRecord({ type: 'log', attributes: { attributes: { stage: 'ResponseComplete' }, message: 'm' } })).toStrictEqual({ wrapper: 'datadog-api', values: [{ stage: 'ResponseComplete' }] });
+    expect(unwrapRecord({ type: 'log', attributes: { attributes: ev, message: 'm' } })).toStrictEqual({ wrapper: 'datadog-api', values: [ev] });
     // a parsed zap line (msg) is read as the value too
-    expect(unwrapRecord({ type: 'log', attributes: { attributes: { msg: 'apply request took too long' } } })).toEqual({ wrapper: 'datadog-api', values: [{ msg: 'apply request took too long' }] });
+    expect(unwrapRecord({ type: 'log', attributes: { attributes: { msg: 'apply request took too long' } } })).toStrictEqual({ wrapper: 'datadog-api', values: [{ msg: 'apply request took too long' }] });
     // not parsed: the raw line in attributes.message
-    expect(unwrapRecord({ type: 'log', attributes: { attributes: { service: 'x' }, message: line } })).toEqual({ wrapper: 'datadog-api', texts: [line] });
-    expect(unwrapRecord({ type: 'log', attributes: {} })).toEqual({ wrapper: 'datadog-api', values: [] });
+    expect(unwrapRecord({ type: 'log', attributes: { attributes: { service: 'x' }, message: line } })).toStrictEqual({ wrapper: 'datadog-api', texts: [line] });
+    expect(unwrapRecord({ type: 'log', attributes: {} })).toStrictEqual({ wrapper: 'datadog-api', values: [] });
   });
 
   it('reads OTLP bodies of every AnyValue kind', () => {
     const rec = (body: unknown) => ({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body }] }] }] });
-    expect(unwrapRecord(rec({ stringValue: line }))).toEqual({ wrapper: 'otlp', texts: [line], values: [] });
+    expect(unwrapRecord(rec({ stringValue: line }))).toStrictEqual({ wrapper: 'otlp', texts: [line], values: [] });
     const kv = { kvlistValue: { values: [{ key: 'kind', value: { stringValue: 'Event' } }, { key: 'code', value: { intValue: '200' } }, { key: 'ok', value: { boolValue: true } }, { key: 'f', value: { doubleValue: 1.5 } }, { key: 'a', value: { arrayValue: { values: [{ stringValue: 'x' }] } } }, { key: 'e', value: { arrayValue: {} } }, { key: 'n', value: {} }, { value: { stringValue: 'no key' } }] } };
-    expect(unwrapRecord(rec(kv))).toEqual({ wrapper: 'otlp', texts: [], values: [{ kind: 'Event', code: 200, ok: true, f: 1.5, a: ['x'], e: [], n: null }] });
-    expect(unwrapRecord(rec(undefined))).toEqual({ wrapper: 'otlp', texts: [], values: [] });
+    expect(unwrapRecord(rec(kv))).toStrictEqual({ wrapper: 'otlp', texts: [], values: [{ kind: 'Event', code: 200, ok: true, f: 1.5, a: ['x'], e: [], n: null }] });
+    expect(unwrapRecord(rec(undefined))).toStrictEqual({ wrapper: 'otlp', texts: [], values: [] });
+    expect(unwrapRecord(rec({}))).toStrictEqual({ wrapper: 'otlp', texts: [], values: [] }); // an AnyValue of no known kind
+    expect(unwrapRecord(rec({ kvlistValue: {} }))).toStrictEqual({ wrapper: 'otlp', texts: [], values: [{}] });
+    // levels without their list, or not objects at all
+    expect(unwrapRecord({ resourceLogs: [{}, null, { scopeLogs: [{}, null, 5] }] })).toStrictEqual({ wrapper: 'otlp', texts: [], values: [] });
     // records spread over resources and scopes, in order; broken levels are passed over
     const many = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'a' } }, { body: { stringValue: 'b' } }] }, { logRecords: 'x' }] }, { scopeLogs: [{ logRecords: [{ body: { stringValue: 'c' } }] }] }, 5] };
-    expect(unwrapRecord(many)).toEqual({ wrapper: 'otlp', texts: ['a', 'b', 'c'], values: [] });
+    expect(unwrapRecord(many)).toStrictEqual({ wrapper: 'otlp', texts: ['a', 'b', 'c'], values: [] });
   });
 });
 
@@ -77,12 +108,17 @@ describe('GKE Cloud Logging entries', () => {
     expect(isGkeEntry({ protoPayload: {}, receiveTimestamp: 't' })).toBe(true);
     expect(isGkeEntry({ protoPayload: {} })).toBe(false);
     expect(isGkeEntry({ protoPayload: 'x', insertId: 'i' })).toBe(false);
+    expect(isGkeEntry({ protoPayload: [], insertId: 'i' })).toBe(false);
   });
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
     ['a core list', { methodName: 'io.k8s.core.v1.pods.list', resourceName: 'core/v1/pods' }, { verb: 'list', requestURI: '/api/v1/pods' }],
     ['a namespaced get in a group', { methodName: 'io.k8s.coordination.v1.leases.get', resourceName: 'coordination.k8s.io/v1/namespaces/kube-node-lease/leases/w1' }, { verb: 'get', requestURI: '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/w1' }],
     ['a non-resource URL', { methodName: 'io.k8s.get', resourceName: 'readyz' }, { verb: 'get', requestURI: '/readyz' }],
     ['a non-resource URL with a slash', { methodName: 'io.k8s.get', resourceName: '/livez' }, { verb: 'get', requestURI: '/livez' }],
+    // a resource request needs three segments, the second a version
+    ['discovery of a group version (two segments)', { methodName: 'io.k8s.get', resourceName: 'apis/v1' }, { verb: 'get', requestURI: '/apis/v1' }],
+    ['a non-resource URL of two segments', { methodName: 'io.k8s.get', resourceName: 'metrics/slis' }, { verb: 'get', requestURI: '/metrics/slis' }],
+    ['a second segment that only contains a version', { methodName: 'io.k8s.get', resourceName: 'logs/kv2/x' }, { verb: 'get', requestURI: '/logs/kv2/x' }],
   ])('%s', (_n, p, want) => {
     const r = fromGkeEntry(entry(p));
     expect(r).toMatchObject({ event: { kind: 'Event', apiVersion: 'audit.k8s.io/v1', auditID: 'i-1', stage: 'ResponseComplete', requestReceivedTimestamp: '2026-11-30T12:00:01.5Z', stageTimestamp: '2026-11-30T12:00:01.5Z', [QUERY_UNKNOWN]: true, ...want } });
@@ -92,16 +128,43 @@ describe('GKE Cloud Logging entries', () => {
     expect(r).toMatchObject({ event: { user: { username: 'system:serviceaccount:vector:vector' }, sourceIPs: ['10.0.0.1'], userAgent: 'vector/0.34.1', responseStatus: { code: 403 }, level: 'Metadata' } });
     // gRPC codes become HTTP codes; an HTTP code in the response wins; an unknown gRPC code is a 500
     const code = (p: Record<string, unknown>) => ((fromGkeEntry(entry({ methodName: 'io.k8s.core.v1.pods.get', resourceName: 'core/v1/pods/x', ...p })) as { event: { responseStatus: { code: number } } }).event.responseStatus.code);
-    expect([code({}), code({ status: { code: 5 } }), code({ status: { code: 8 } }), code({ status: { code: 99 } }), code({ response: { code: 410 } }), code({ response: { code: 3 }, status: { code: 6 } })]).toEqual([200, 404, 429, 500, 410, 409]);
+    expect([code({}), code({ status: { code: 5 } }), code({ status: { code: 8 } }), code({ status: { code: 99 } }), code({ response: { code: 410 } }), code({ response: { code: 3 }, status: { code: 6 } })]).toStrictEqual([200, 404, 429, 500, 410, 409]);
     expect(fromGkeEntry(entry({ methodName: 'io.k8s.core.v1.pods.get', resourceName: 'core/v1/pods/x', response: {} }))).toMatchObject({ event: { level: 'RequestResponse' } });
     // the receive time when the entry has no timestamp; the operation id when it has no insertId
     expect(fromGkeEntry({ receiveTimestamp: 'r', operation: { id: 'op-1' }, protoPayload: { serviceName: 'k8s.io', methodName: 'io.k8s.core.v1.pods.get', resourceName: 'core/v1/pods/x' } })).toMatchObject({ event: { auditID: 'op-1', requestReceivedTimestamp: 'r' } });
   });
+  it('the whole event of a bare entry: no user, source or agent, one stage, the query unknown', () => {
+    const r = fromGkeEntry(entry({ methodName: 'io.k8s.core.v1.pods.list', resourceName: 'core/v1/pods', authenticationInfo: { principalEmail: 5 }, requestMetadata: [] }));
+    expect(r).toStrictEqual({ event: { kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: 'i-1', stage: 'ResponseComplete', requestURI: '/api/v1/pods', verb: 'list', user: { username: '' }, sourceIPs: [], userAgent: '', responseStatus: { code: 200 }, requestReceivedTimestamp: '2026-11-30T12:00:01.5Z', stageTimestamp: '2026-11-30T12:00:01.5Z', __queryUnknown: true } });
+  });
+  it('the event’s time, id, level and code when the entry’s fields are missing or of the wrong type', () => {
+    const get = { serviceName: 'k8s.io', methodName: 'io.k8s.core.v1.pods.get', resourceName: 'core/v1/pods/x' };
+    const ev = (o: Record<string, unknown>) => (fromGkeEntry(o) as { event: Record<string, unknown> }).event;
+    // a timestamp that is not text: the receive time
+    expect(ev({ timestamp: 5, receiveTimestamp: 'r', insertId: 'i', protoPayload: get }).requestReceivedTimestamp).toBe('r');
+    expect(ev({ timestamp: 5, insertId: 'i', protoPayload: get }).requestReceivedTimestamp).toBeUndefined();
+    // no insertId and no usable operation id: none
+    expect(ev({ logName: 'l', protoPayload: get }).auditID).toBeUndefined();
+    expect(ev({ logName: 'l', operation: { id: 7 }, protoPayload: get }).auditID).toBeUndefined();
+    expect(ev({ insertId: 3, logName: 'l', operation: { id: 'op' }, protoPayload: get }).auditID).toBe('op');
+    // a request body alone makes it RequestResponse
+    expect(ev({ insertId: 'i', protoPayload: { ...get, request: {} } }).level).toBe('RequestResponse');
+    // an HTTP code from 100, as a number; anything else falls back to the gRPC status
+    expect(ev({ insertId: 'i', protoPayload: { ...get, response: { code: 100 } } }).responseStatus).toStrictEqual({ code: 100 });
+    expect(ev({ insertId: 'i', protoPayload: { ...get, response: { code: 99 }, status: { code: 5 } } }).responseStatus).toStrictEqual({ code: 404 });
+    expect(ev({ insertId: 'i', protoPayload: { ...get, response: { code: '410' } } }).responseStatus).toStrictEqual({ code: 200 });
+    expect(ev({ insertId: 'i', protoPayload: { ...get, status: { code: '5' } } }).responseStatus).toStrictEqual({ code: 200 });
+  });
+  it('the query-unknown mark is its own key: a native event with an empty key is still read by its query', () => {
+    const r = normalizeAuditEvent({ '': true, kind: 'Event', apiVersion: 'audit.k8s.io/v1', auditID: 'a', stage: 'ResponseComplete', verb: 'list', requestURI: '/api/v1/pods?resourceVersion=0', objectRef: { resource: 'pods' }, requestReceivedTimestamp: '2026-11-30T12:00:00Z', stageTimestamp: '2026-11-30T12:00:00Z' }, () => 'x');
+    expect(r.ok && r.value.queryKnown).toBe(true);
+  });
   it('says why an entry holds no Kubernetes request', () => {
-    expect(fromGkeEntry(entry({ serviceName: 'container.googleapis.com' }))).toEqual({ reason: 'GKE Cloud Logging entry of container.googleapis.com (not a Kubernetes API request)' });
-    expect(fromGkeEntry({ insertId: 'i', protoPayload: {} })).toEqual({ reason: 'GKE Cloud Logging entry of an unknown service (not a Kubernetes API request)' });
-    expect(fromGkeEntry(entry({ methodName: 'io.k8s.core.v1.pods.list' }))).toEqual({ reason: 'GKE Cloud Logging entry without methodName or resourceName' });
-    expect(fromGkeEntry(entry({ resourceName: 'core/v1/pods' }))).toEqual({ reason: 'GKE Cloud Logging entry without methodName or resourceName' });
+    expect(fromGkeEntry(entry({ serviceName: 'a-very-long-service-name-that-goes-on.googleapis.com' }))).toStrictEqual({ reason: 'GKE Cloud Logging entry of a-very-long-service-name-that-goes-on.go (not a Kubernetes API request)' });
+    expect(fromGkeEntry(entry({ serviceName: 'container.googleapis.com' }))).toStrictEqual({ reason: 'GKE Cloud Logging entry of container.googleapis.com (not a Kubernetes API request)' });
+    expect(fromGkeEntry({ insertId: 'i', protoPayload: {} })).toStrictEqual({ reason: 'GKE Cloud Logging entry of an unknown service (not a Kubernetes API request)' });
+    expect(fromGkeEntry(entry({ methodName: 'io.k8s.core.v1.pods.list' }))).toStrictEqual({ reason: 'GKE Cloud Logging entry without methodName or resourceName' });
+    expect(fromGkeEntry(entry({ resourceName: 'core/v1/pods' }))).toStrictEqual({ reason: 'GKE Cloud Logging entry without methodName or resourceName' });
   });
 });
 
@@ -114,15 +177,25 @@ describe('AKS Log Analytics rows', () => {
     expect(isAksLogAnalyticsRow({ AuditId: 'a', Verb: 'get' })).toBe(false);
     expect(isAksLogAnalyticsRow({ AuditId: 'a', Stage: 'x' })).toBe(false);
     expect(isAksLogAnalyticsRow({ AuditId: 1, Verb: 'get', Stage: 'x' })).toBe(false);
+    // a request (by its verb or its URI) and a stage (by name or by either time), each on its own
+    expect(isAksLogAnalyticsRow({ AuditId: 'a', Verb: 'get', Stage: 'x' })).toBe(true);
+    expect(isAksLogAnalyticsRow({ AuditId: 'a', RequestUri: '/x', Stage: 'x' })).toBe(true);
+    expect(isAksLogAnalyticsRow({ AuditId: 'a', Verb: 'get', StageReceivedTime: 't' })).toBe(true);
+    expect(isAksLogAnalyticsRow({ AuditId: 'a', Stage: 'x', StageReceivedTime: 't' })).toBe(false);
   });
   it('rebuilds the event: dynamic columns parsed, empty ones dropped, text that is not JSON kept', () => {
-    expect(fromAksLogAnalyticsRow(row)).toEqual({
+    expect(fromAksLogAnalyticsRow(row)).toStrictEqual({
       kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: 'a1', stage: 'ResponseComplete', requestURI: '/api/v1/pods', verb: 'list',
       user: { username: 'u' }, sourceIPs: ['10.0.0.1'], userAgent: 'ua', objectRef: { resource: 'pods' }, responseStatus: { code: 200 }, responseObject: 'not json {',
       requestReceivedTimestamp: '2026-11-30T12:00:01.1Z', stageTimestamp: '2026-11-30T12:00:01.2Z',
     });
     // objects as az writes them with --output json for some columns; TimeGenerated when StageReceivedTime is missing
     expect(fromAksLogAnalyticsRow({ AuditId: 'a', User: { username: 'v' }, TimeGenerated: 'tg', Stage: 'ResponseComplete' })).toMatchObject({ user: { username: 'v' }, stageTimestamp: 'tg' });
+    // empty text and null columns are left out; text that does not open like JSON is kept as it is, and so is
+    // text that opens like JSON but is not
+    expect(fromAksLogAnalyticsRow({ AuditId: 'a', Level: null, UserAgent: '', Annotations: '42', RequestObject: '"x"', ResponseObject: '{not json', SourceIps: '[ "10.0.0.2" ]' })).toStrictEqual({
+      kind: 'Event', apiVersion: 'audit.k8s.io/v1', auditID: 'a', annotations: '42', requestObject: '"x"', responseObject: '{not json', sourceIPs: ['10.0.0.2'],
+    });
   });
 });
 
@@ -140,8 +213,11 @@ describe('Logs Insights CSV', () => {
     ['"open,field', null],
     ['"two\nlines",x', ['two\nlines', 'x']],
     ['t,"{""kind"":""Event""}"', ['t', '{"kind":"Event"}']],
+    ['"a""', null], // the doubled quote is a quote, and the field is still open
+    ['"a"""', ['a"']],
+    ['a,"b",c"d"', ['a', 'b', 'c"d"']], // a quote inside an unquoted field is text
   ])('%j', (rec, want) => {
-    expect(parseCsvRecord(rec)).toEqual(want);
+    expect(parseCsvRecord(rec)).toStrictEqual(want);
   });
   it.each<[string, number | null]>([
     ['@timestamp,@message', 1],
@@ -152,6 +228,9 @@ describe('Logs Insights CSV', () => {
     ['timestamp,@message', null],
     ['@timestamp,@message,some field', null],
     ['"@timestamp,@message', null],
+    ['@timestamp, @message', 1], // spaces around a name
+    ['@timestamp,@message,verb', 1], // a field of the parsed message, without @
+    ['@timestamp,@mes\ufeffsage', null],
   ])('header %j → @message column %j', (h, want) => {
     expect(logsInsightsColumn(h)).toBe(want);
   });
