@@ -115,7 +115,11 @@ export function classifyLine(line: string, nowMs = Date.now(), year: number | nu
   const c0 = s.charCodeAt(0);
   if (c0 === 123) return { kind: 'json', text: s, prefixed: false, wrapper: null }; // the common case: no copy, no regex
   if (s.trim().length === 0) return { kind: 'blank' };
-  if (c0 === 91 && s.charCodeAt(1) !== 112 /* "[p" of [pod/ */) return { kind: 'json', text: s, prefixed: false, wrapper: null };
+  // "[" opens a JSON array unless a word follows: "[pod/…] " (kubectl), "[signal SIGSEGV…" (a Go panic)
+  if (c0 === 91) {
+    const c1 = s.charCodeAt(1);
+    if (c1 < 97 || c1 > 122) return { kind: 'json', text: s, prefixed: false, wrapper: null };
+  }
   if (c0 >= 48 && c0 <= 57) {
     const cri = CRI.exec(s);
     if (cri) {
@@ -139,12 +143,13 @@ export function classifyLine(line: string, nowMs = Date.now(), year: number | nu
     const m = ident === 'etcd' ? /^([a-z][\w./-]*): (?=\S)/.exec(rest) : null;
     if (m !== null) return { kind: 'capnslog-bare', pkg: m[1]!, text: rest.slice(m[0].length), tsMs, wrapper };
   }
+  // before "hostname {…}": a Go frame can look like one ("main.run(0xc000123, {0x1, 0x2})")
+  if (GO_PANIC.test(rest)) return { kind: 'other', what: 'go-panic' };
   // "hostname {…}" (journald exports, some shippers): one token, then the object.
   const brace = rest.indexOf(' {');
   if (brace > 0 && brace < 256 && rest.lastIndexOf(' ', brace - 1) < 0 && rest.indexOf('{') === brace + 1) {
     return { kind: 'json', text: rest.slice(brace + 1), prefixed: true, wrapper: wrapper ?? 'hostname' };
   }
-  if (GO_PANIC.test(rest)) return { kind: 'other', what: 'go-panic' };
   // Any other message of etcd's (k3s and RKE2 embed it) under syslog or journald: recognised, not an event.
   if (ident !== null && /^(?:etcd|k3s|rke2)\b/.test(ident)) return { kind: 'other', what: `etcd message (${wrapper})` };
   return { kind: 'unknown' };
