@@ -43,6 +43,8 @@ describe('unwrapRecord', () => {
     ['CloudWatch CLI output', { events: [{ timestamp: 1, message: line }], searchedLogStreams: [] }, { wrapper: 'cloudwatch', values: [{ timestamp: 1, message: line, __cloudwatch: true }] }],
     ['CloudWatch get-log-events (tokens)', { events: [], nextForwardToken: 'f' }, { wrapper: 'cloudwatch', values: [] }],
     ['CloudWatch filter-log-events, a later page', { events: [5], nextToken: 'n' }, { wrapper: 'cloudwatch', values: [5] }],
+    ['CloudWatch filter-log-events, by its searched streams', { events: [5], searchedLogStreams: [] }, { wrapper: 'cloudwatch', values: [5] }],
+    ['CloudWatch get-log-events, by its forward token', { events: [5], nextForwardToken: 'f' }, { wrapper: 'cloudwatch', values: [5] }],
     ['CloudWatch events without the CLI fields: every one has a message', { events: [{ message: 'a' }, { message: 'b', timestamp: 2 }] }, { wrapper: 'cloudwatch', values: [{ message: 'a', __cloudwatch: true }, { message: 'b', timestamp: 2, __cloudwatch: true }] }],
     ['an "events" list that is not CloudWatch’s: one without a message', { events: [{ message: 'a' }, { kind: 'Event' }] }, null],
     ['an "events" list of other things', { events: [5] }, null],
@@ -143,6 +145,9 @@ describe('GKE Cloud Logging entries', () => {
     // a timestamp that is not text: the receive time
     expect(ev({ timestamp: 5, receiveTimestamp: 'r', insertId: 'i', protoPayload: get }).requestReceivedTimestamp).toBe('r');
     expect(ev({ timestamp: 5, insertId: 'i', protoPayload: get }).requestReceivedTimestamp).toBeUndefined();
+    expect(ev({ timestamp: 5, receiveTimestamp: 7, insertId: 'i', protoPayload: get }).requestReceivedTimestamp).toBeUndefined();
+    // null parts are no parts
+    expect(ev({ insertId: 'i', protoPayload: { ...get, authenticationInfo: null, requestMetadata: null, status: null, response: null } })).toMatchObject({ user: { username: '' }, sourceIPs: [], userAgent: '', responseStatus: { code: 200 }, level: 'RequestResponse' });
     // no insertId and no usable operation id: none
     expect(ev({ logName: 'l', protoPayload: get }).auditID).toBeUndefined();
     expect(ev({ logName: 'l', operation: { id: 7 }, protoPayload: get }).auditID).toBeUndefined();
