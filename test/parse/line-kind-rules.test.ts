@@ -30,7 +30,19 @@ describe('stripPrefixes', () => {
     // at most four layers come off
     ['five kubectl prefixes: four come off', `${'[pod/a/b] '.repeat(5)}${ev}`, { rest: `[pod/a/b] ${ev}`, prefixed: true, wrapper: 'kubectl', tsMs: null, ident: null }],
     ['digits that are not a time', `2026-11-30 12:00:01 ${ev}`, none(`2026-11-30 12:00:01 ${ev}`)],
+    ['a time later in the line is no prefix', `12 2026-11-30T12:00:01Z ${ev}`, none(`12 2026-11-30T12:00:01Z ${ev}`)],
+    ['a syslog date later in the line is no prefix', `hello Nov 30 12:00:01 m1 etcd: ${ev}`, none(`hello Nov 30 12:00:01 m1 etcd: ${ev}`)],
+    ['nanoseconds', `2026-11-30T12:00:01.123456789Z ${ev}`, { rest: ev, prefixed: true, wrapper: 'kubectl', tsMs: Date.UTC(2026, 10, 30, 12, 0, 1, 123), ident: null }],
+    ['a time that cannot be: taken off, no time', `2026-13-01T12:00:00Z ${ev}`, { rest: ev, prefixed: true, wrapper: 'kubectl', tsMs: null, ident: null }],
+    // journald's "host ident[pid]: " right after the time, not further on
+    ['two words before an ident with a pid', `2026-11-30T12:00:01Z x m1 etcd[9]: y`, { rest: 'x m1 etcd[9]: y', prefixed: true, wrapper: 'kubectl', tsMs: Date.UTC(2026, 10, 30, 12, 0, 1), ident: null }],
+    ['two words before an ident', `2026-11-30T12:00:01Z x m1 etcd: y`, { rest: 'x m1 etcd: y', prefixed: true, wrapper: 'kubectl', tsMs: Date.UTC(2026, 10, 30, 12, 0, 1), ident: null }],
+    ['only the closing pid leaves the program name', `Nov 30 12:00:01 m1 my[1]app[2]: x`, { rest: 'x', prefixed: true, wrapper: 'syslog', tsMs: Date.UTC(2026, 10, 30, 12, 0, 1), ident: 'my[1]app' }],
   ])('%s', (_name, line, want) => expect(stripPrefixes(line, NOW)).toStrictEqual(want));
+
+  it.each(['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'].map((m, i) => [m, i] as const))('reads the month %s as month %i', (month, i) => {
+    expect(stripPrefixes(`${month} 15 06:07:08 m1 etcd: x`, NOW, 2026).tsMs).toBe(Date.UTC(2026, i, 15, 6, 7, 8));
+  });
 
   it('dates a syslog line in the latest year that puts it at most a day after now', () => {
     const t = (line: string) => stripPrefixes(`${line} m1 etcd: x`, NOW).tsMs;
@@ -46,6 +58,20 @@ describe('classifyLine, the whole answer', () => {
   const capn = `2026-11-30 12:00:01.000000 W | etcdserver: ${range}`;
   it.each<[string, string, unknown]>([
     ['a byte-order mark alone', '\ufeff', { kind: 'blank' }],
+    ['an event line', ev, { kind: 'json', text: ev, prefixed: false, wrapper: null }],
+    ['an event line after a byte-order mark', `\ufeff${ev}`, { kind: 'json', text: ev, prefixed: false, wrapper: null }],
+    ['a CRI end without fractions of a second', `2026-11-30T12:00:01Z stdout F ${ev}`, { kind: 'cri', text: ev }],
+    ['a CRI prefix later in the line', `1 2026-11-30T12:00:01Z stdout F ${ev}`, { kind: 'unknown' }],
+    ['klog with a long thread id', 'I1130 10:00:00.120345   12345 controller.go:615] quota', { kind: 'other', what: 'klog' }],
+    ['klog with two spaces after the thread id', 'W1130 10:00:00.120345 7  controller.go:615] quota', { kind: 'other', what: 'klog' }],
+    ['a klog header later in the line', 'see I1130 10:00:00.120345 1 f.go:1] x', { kind: 'unknown' }],
+    ['"panic: " later in the line', 'the apiserver said panic: no', { kind: 'unknown' }],
+    ['a range request later in the message', `Nov 30 12:00:01 m1 app[1]: foo read-only range request x`, { kind: 'unknown' }],
+    ['a range request with its package, under another program', `Nov 30 12:00:01 m1 kube-etcd[7]: etcdserver: ${range}`, { kind: 'capnslog-bare', pkg: 'etcdserver', text: range, tsMs: Date.UTC(2026, 10, 30, 12, 0, 1), wrapper: 'syslog' }],
+    ['a version line under kubectl (no program named)', `[pod/etcd-m1/etcd] etcd Version: 3.5.9`, { kind: 'unknown' }],
+    ['a version line under a program that ends in etcd', `Nov 30 12:00:01 m1 kube-etcd[7]: etcd Version: 3.5.9`, { kind: 'unknown' }],
+    ['a package later in an etcd message', `Nov 30 12:00:01 m1 etcd[7]: some text pkg: more`, { kind: 'other', what: 'etcd message (syslog)' }],
+    ['a space, a word, then the object', ` a ${ev}`, { kind: 'unknown' }],
     ['a tab', '\t', { kind: 'blank' }],
     ['a JSON array', '[{"kind":"Event"}]', { kind: 'json', text: '[{"kind":"Event"}]', prefixed: false, wrapper: null }],
     ['a bracket that is not "[p"', '[1]', { kind: 'json', text: '[1]', prefixed: false, wrapper: null }],
