@@ -77,6 +77,7 @@ describe('classifyLine, the whole answer', () => {
     ['a bracket that is not "[p"', '[1]', { kind: 'json', text: '[1]', prefixed: false, wrapper: null }],
     ['a "[p" that is no kubectl prefix', '[pie] x', { kind: 'unknown' }],
     ['JSON after a prefix', `[pod/a/b] ${ev}`, { kind: 'json', text: ev, prefixed: true, wrapper: 'kubectl' }],
+    ['JSON with spaces after a prefix', `[pod/a/b] {"kind": "Event", "user": {"username": "u"}}`, { kind: 'json', text: '{"kind": "Event", "user": {"username": "u"}}', prefixed: true, wrapper: 'kubectl' }],
     ['JSON after a deployment prefix', `[deployment/metrics] ${ev}`, { kind: 'json', text: ev, prefixed: true, wrapper: 'kubectl' }],
     ['an array whose first item is a string', '["a"]', { kind: 'json', text: '["a"]', prefixed: false, wrapper: null }],
     ['an empty array', '[]', { kind: 'json', text: '[]', prefixed: false, wrapper: null }],
