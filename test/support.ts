@@ -3,6 +3,7 @@ import { PassThrough, Readable, Writable } from 'node:stream';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { run } from '../src/cli/main.js';
+import type { GroupReport } from '../src/analyze/report.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = fileURLToPath(new URL('../bin/audit-scan.js', import.meta.url));
@@ -69,3 +70,14 @@ export async function spawnCliRss(args: string[]): Promise<{ code: number | null
   const m = /maxrss-kb=(\d+)/.exec(r.stderr);
   return { ...r, maxRssKb: m ? Number(m[1]) : NaN };
 }
+
+/** A GroupReport with every field at its empty value, for tests of the code that reads reports. */
+export function groupReport(over: Partial<GroupReport> = {}): GroupReport {
+  return {
+    verb: 'list', userAgent: 'agent/1', username: 'system:serviceaccount:ops:agent', resource: 'pods', apiGroup: '', namespace: null, namespaces: 0, selector: '', requests: 1, nodes: 0, withoutResourceVersion: 0,
+    servedFrom: { etcd: 1, cache: 0, unknown: 0 }, reasons: {}, objectsReadPerRequest: null, objectsReturnedPerRequest: null, bytesReadPerRequest: null, bytesReadTotal: null, amplification: null, estimated: false,
+    figureSources: { objectsRead: null, objectsReturned: null, bytesRead: null }, codes: {}, firstSeen: null, lastSeen: null, latencyMs: null, etcdLatencyMs: null, apfQueueWaitMs: null,
+    ...over,
+  };
+}
+

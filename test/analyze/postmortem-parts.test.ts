@@ -7,18 +7,12 @@ import type { AnyFinding, EtcdRangeReport, Finding, GroupReport } from '../../sr
 import type { ReadGroup } from '../../src/analyze/read-groups.js';
 import type { RestartFinding, TokenFinding } from '../../src/analyze/time-analysis.js';
 import { TimeSeries } from '../../src/analyze/time-series.js';
+import { groupReport } from '../support.js';
 
 const WHY_LIST = 'A list without resourceVersion asks for the newest data, which the apiserver reads from etcd (from 1.31 the watch cache serves it only with ConsistentListFromCache and an etcd with progress notify, 3.4.31+ or 3.5.13+); etcd knows nothing of selectors, so it reads every object under the prefix and the apiserver filters them after.';
 const WHY_EXACT = 'A read at an exact resourceVersion cannot come from the watch cache (before 1.34): etcd serves it.';
 
-function group(over: Partial<GroupReport> = {}): GroupReport {
-  return {
-    verb: 'list', userAgent: 'agent/1', username: 'system:serviceaccount:ops:agent', resource: 'pods', apiGroup: '', namespace: null, namespaces: 0, selector: '', requests: 1, nodes: 0, withoutResourceVersion: 0,
-    servedFrom: { etcd: 1, cache: 0, unknown: 0 }, reasons: {}, objectsReadPerRequest: null, objectsReturnedPerRequest: null, bytesReadPerRequest: null, bytesReadTotal: null, amplification: null, estimated: false,
-    figureSources: { objectsRead: null, objectsReturned: null, bytesRead: null }, codes: {}, firstSeen: null, lastSeen: null, latencyMs: null, etcdLatencyMs: null, apfQueueWaitMs: null,
-    ...over,
-  };
-}
+const group = groupReport;
 
 /** A series of `widthMs` buckets: bucket index → count. */
 function series(widthMs: number, buckets: Array<[number, number]>): TimeSeries {

@@ -3,16 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { apfFiles, apfWarranted, clientName, compareGroups, describeEtcdPrefix, fixFor, formatBytes, formatCount, nothingRead, severityOf, singular, summarizeEtcd, type GroupReport } from '../../src/analyze/report.js';
 import type { EtcdAgg } from '../../src/analyze/etcd-reads.js';
-import { auditLine, runCli } from '../support.js';
+import { auditLine, groupReport, runCli } from '../support.js';
 
 function group(o: Partial<GroupReport> & { etcd?: number }): GroupReport {
   const etcd = o.etcd ?? 0;
-  return {
-    verb: 'list', userAgent: 'a/1', username: 'u', resource: 'pods', apiGroup: '', namespace: null, namespaces: 0, selector: '', requests: etcd, nodes: 0,
-    withoutResourceVersion: 0, servedFrom: { etcd, cache: 0 }, reasons: {}, objectsReadPerRequest: null, objectsReturnedPerRequest: null, bytesReadPerRequest: null,
-    bytesReadTotal: null, amplification: null, estimated: false, figureSources: { objectsRead: null, objectsReturned: null, bytesRead: null }, codes: {}, firstSeen: null, lastSeen: null,
-    ...o,
-  };
+  return groupReport({ userAgent: 'a/1', username: 'u', requests: etcd, servedFrom: { etcd, cache: 0, unknown: 0 }, ...o });
 }
 
 describe('clientName, singular, formatBytes, formatCount', () => {
