@@ -143,8 +143,8 @@ export function findRestarts(state: ScanState): RestartFinding[] {
     const name = state.inputs[idx]!.name;
     const lists = state.time.inputLists.get(idx);
     const watches = state.time.inputWatchEnds.get(idx);
-    const threshold = gapThresholdMs(state.time.inputSpacing.get(idx), flag);
     const spacing = state.time.inputSpacing.get(idx);
+    const threshold = gapThresholdMs(spacing, flag);
     // Stryker disable next-line ConditionalExpression: reconcile sets an input's spacing with its gaps and signs, so it is always there
     const median = spacing === undefined ? null : medianSpacingMs(spacing);
     const why =
