@@ -14,7 +14,17 @@ export const MAX_SET_PER_GROUP = 100_000;
 /** Accumulated reads of one group. */
 export interface ReadGroup {
   key: string;
+  /** 'list' for lists and watch-lists alike (a watch with sendInitialEvents=true is how client-go ≥ 0.35 lists) */
   verb: string;
+  /** requests that were watch-lists (counted in `requests`, verb 'list') */
+  watchLists: number;
+  /** query signature → requests answered 429: rejected before storage, so neither a cache nor an etcd read */
+  rejected: Map<string, number>;
+  /** of those, rejected by a watch cache that was (re)initialising (1.31+) */
+  initRejected: number;
+  /** per-input series of the requests the restart rules look at, by `markKey()`: 429s, and the answered pages
+   * and limited lists whose serving depends on the cache being ready; empty for most groups */
+  marks: Map<string, TimeSeries>;
   userAgent: string;
   username: string; // with per-node values replaced: system:node:<node>
   apiGroup: string;
@@ -55,6 +65,28 @@ const GROUP_SERIES_BUCKETS = 4096;
 export const ALL_GROUP_SERIES_BUCKETS = 2_000_000;
 /** How often (in added requests) the shared budget is checked. */
 const BUDGET_CHECK_EVERY = 65_536;
+
+/** The marks a group keeps per input (markKey): every 429; a 429 from a (re)initialising watch cache; an answered
+ * continue page; an answered list with a limit (the two whose serving a restart changes, time-analysis.ts). */
+export type MarkKind = '429' | 'init' | 'cont' | 'lim';
+
+/** The key of a group's mark series: kind, query signature and input index. */
+export function markKey(kind: MarkKind, sig: string, input: number): string {
+  return `${kind}\u0000${sig}\u0000${input}`;
+}
+
+/** The parts of a markKey(). */
+export function parseMarkKey(k: string): { kind: MarkKind; sig: string; input: number } {
+  const [kind, sig, input] = k.split('\u0000');
+  return { kind: kind as MarkKind, sig: sig!, input: Number(input) };
+}
+
+/** A watch with sendInitialEvents=true: the streaming list (KEP-3157) that client-go ≥ 0.35 sends instead of a
+ * list. One refused as invalid (400/422: the server's WatchList gate is off, as in 1.33) read nothing; the
+ * client then falls back to a plain list, which is counted as such. */
+export function isWatchList(verb: string, q: ListQuery, code: number | null): boolean {
+  return verb === 'watch' && q.sendInitialEvents && code !== 400 && code !== 422;
+}
 
 /** The signature of a read whose query string the log did not keep (GKE Cloud Logging): its verdict is unknown. */
 // Stryker disable next-line StringLiteral: any string no query makes would do ("" is none: every signature has four '|')
@@ -144,13 +176,20 @@ export class ReadGroups {
   /** Keeps the groups' time series within the shared budget by coarsening all of them together. */
   checkSeriesBudget(): void {
     let total = 0;
-    for (const g of this.groups.values()) total += g.series.buckets.size;
+    for (const g of this.groups.values()) {
+      total += g.series.buckets.size;
+      for (const m of g.marks.values()) total += m.buckets.size;
+    }
     while (total > this.seriesBudget) {
       this.seriesWidthMs *= 2;
       total = 0;
       for (const g of this.groups.values()) {
         g.series.coarsen(this.seriesWidthMs);
         total += g.series.buckets.size;
+        for (const m of g.marks.values()) {
+          m.coarsen(this.seriesWidthMs);
+          total += m.buckets.size;
+        }
       }
     }
   }
@@ -169,15 +208,21 @@ export class ReadGroups {
   }
 
   /** Adds one counted request. `node` is the node it speaks for, if known. */
-  add(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery, sel: SelectorInfo, node: string | null): void {
+  add(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery, sel: SelectorInfo, node: string | null, input = -1): void {
     const user = userPattern(e.username);
     const scope = namespace.length > 0 ? 'namespaced' : 'cluster';
-    const key = `${e.verb}\u0000${e.userAgent}\u0000${user}\u0000${apiGroup}\u0000${resource}\u0000${scope}\u0000${sel.shape}`;
+    const watchList = isWatchList(e.verb, q, e.code);
+    const verb = watchList ? 'list' : e.verb;
+    const key = `${verb}\u0000${e.userAgent}\u0000${user}\u0000${apiGroup}\u0000${resource}\u0000${scope}\u0000${sel.shape}`;
     let g = this.groups.get(key);
     if (g === undefined) {
       g = {
         key,
-        verb: e.verb,
+        verb,
+        watchLists: 0,
+        rejected: new Map(),
+        initRejected: 0,
+        marks: new Map(),
         userAgent: e.userAgent,
         username: user,
         apiGroup,
@@ -211,6 +256,20 @@ export class ReadGroups {
     g.requests++;
     const sig = e.queryKnown === false ? UNKNOWN_SIGNATURE : signatureOf(q);
     g.signatures.set(sig, (g.signatures.get(sig) ?? 0) + 1);
+    if (watchList) g.watchLists++;
+    const t0 = e.receivedMs;
+    if (e.code === 429) {
+      g.rejected.set(sig, (g.rejected.get(sig) ?? 0) + 1);
+      if (e.cacheInitializing === true) g.initRejected++;
+      if (t0 !== null) {
+        this.mark(g, markKey('429', sig, input), t0);
+        if (e.cacheInitializing === true) this.mark(g, markKey('init', sig, input), t0);
+      }
+    } else if (t0 !== null && verb === 'list' && (e.code === null || e.code < 400)) {
+      if (q.continueToken) this.mark(g, markKey('cont', sig, input), t0);
+      // while the cache initialises, only lists with a limit and no selector go to etcd (1.31+, DOMAIN.md §1.3)
+      else if (q.limit > 0 && sel.shape === '') this.mark(g, markKey('lim', sig, input), t0);
+    }
     if (node !== null) addCapped(g, g.nodes, node);
     if (namespace.length > 0) addCapped(g, g.namespaces, namespace);
     const t = e.receivedMs;
@@ -241,6 +300,15 @@ export class ReadGroups {
     if (e.apfQueueWaitMs !== null) latencyAdd(g.apfWait, e.apfQueueWaitMs);
   }
 
+  private mark(g: ReadGroup, k: string, t: number): void {
+    let s = g.marks.get(k);
+    if (s === undefined) {
+      s = new TimeSeries(this.seriesWidthMs, GROUP_SERIES_BUCKETS);
+      g.marks.set(k, s);
+    }
+    s.add(t);
+  }
+
   /** Folds another ReadGroups (another worker's share of the input) into this one. */
   merge(other: Map<string, ReadGroup>, overflow?: GroupOverflow): void {
     if (overflow !== undefined) {
@@ -251,11 +319,21 @@ export class ReadGroups {
     for (const [key, o] of other) {
       const g = this.groups.get(key);
       if (g === undefined) {
-        this.groups.set(key, { ...o, series: reviveSeries(o.series, GROUP_SERIES_BUCKETS) });
+        const marks = new Map<string, TimeSeries>();
+        for (const [k, m] of o.marks) marks.set(k, reviveSeries(m, GROUP_SERIES_BUCKETS));
+        this.groups.set(key, { ...o, series: reviveSeries(o.series, GROUP_SERIES_BUCKETS), marks, rejected: new Map(o.rejected) });
         continue;
       }
       g.series.merge(o.series);
       g.requests += o.requests;
+      g.watchLists += o.watchLists;
+      g.initRejected += o.initRejected;
+      for (const [s, n] of o.rejected) g.rejected.set(s, (g.rejected.get(s) ?? 0) + n);
+      for (const [k, m] of o.marks) {
+        const mine = g.marks.get(k);
+        if (mine === undefined) g.marks.set(k, reviveSeries(m, GROUP_SERIES_BUCKETS));
+        else mine.merge(m);
+      }
       for (const [s, n] of o.signatures) g.signatures.set(s, (g.signatures.get(s) ?? 0) + n);
       for (const n of o.nodes) addCapped(g, g.nodes, n);
       for (const n of o.namespaces) addCapped(g, g.namespaces, n);

@@ -2,8 +2,8 @@
  * group for the assumed Kubernetes version, joins etcd-served lists with the etcd reads of the same range and
  * time to get read amplification, and writes the findings. Unknown figures stay null; estimates are marked. */
 
-import { classifyRead, type ServingOptions } from './serving.js';
-import { querySignature, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, type ReadGroup } from './read-groups.js';
+import { classifyRead, etcdScopeOf, type ServingOptions, type ServingVerdict } from './serving.js';
+import { parseMarkKey, querySignature, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, type ReadGroup } from './read-groups.js';
 import { NO_UA, resourceKeyOf, type InputStats, type ScanState } from './scan-state.js';
 import { mergeAgg, type EtcdAgg } from './etcd-reads.js';
 import { renderApfYaml } from './apf.js';
@@ -124,7 +124,10 @@ export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'first
 export type FigureSource = 'etcd-log' | 'given' | 'audit-full-list' | 'audit-response' | 'estimate-objects-per-node' | 'unfiltered-list' | 'single-object';
 
 export interface GroupReport {
+  /** 'list' for lists and watch-lists (watches with sendInitialEvents=true) alike */
   verb: string;
+  /** of `requests`, the watch-lists */
+  watchLists: number;
   userAgent: string;
   username: string;
   resource: string;
@@ -135,8 +138,12 @@ export interface GroupReport {
   requests: number;
   nodes: number;
   withoutResourceVersion: number;
-  /** unknown: reads whose query the log did not keep (GKE), so where they were served is not known */
-  servedFrom: { etcd: number; cache: number; unknown: number };
+  /** unknown: reads whose query the log did not keep (GKE), so where they were served is not known; rejected:
+   * answered 429 (API Priority and Fairness, or a watch cache still (re)initialising) or refused as invalid, so
+   * read from neither */
+  servedFrom: { etcd: number; cache: number; unknown: number; rejected: number };
+  /** of the rejected, the 429s of a (re)initialising watch cache ("storage is (re)initializing", 1.31+) */
+  rejectedInitializing: number;
   reasons: Record<string, number>;
   objectsReadPerRequest: number | null;
   objectsReturnedPerRequest: number | null;
@@ -338,8 +345,9 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   listRequests += state.groups.overflow.requests.get('list') ?? 0;
   getRequests += state.groups.overflow.requests.get('get') ?? 0;
   watchRequests += state.groups.overflow.requests.get('watch') ?? 0;
+  const windows = restartWindows(state, assumed.version);
   for (const g of state.groups.groups.values()) {
-    const r = reportGroup(g, serving, etcdAggs, state, clusterNodes, o);
+    const r = reportGroup(g, serving, etcdAggs, state, clusterNodes, o, windows);
     index.set(g.key, { report: r, raw: g });
     readsQueryUnknown += r.servedFrom.unknown;
     if (g.verb === 'list') {
@@ -477,7 +485,60 @@ export function compareGroups(a: GroupReport, b: GroupReport): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], state: ScanState, clusterNodes: number, o: ReportOptions): GroupReport {
+/** Reads a restart changes, per input: [from, to) spans while a watch cache was (re)initialising (1.31+: the
+ * 429s "storage is (re)initializing" of a resource show it, per resource key) and, on 1.34+, the minute after an
+ * apiserver restarted, when continue tokens minted before it are older than its new cache's snapshots. */
+export interface RestartWindows {
+  /** `${input}\u0000${resourceKey}` → [from, to) spans when the resource's cache on that input was not ready */
+  initializing: Map<string, Array<[number, number]>>;
+  /** input → [from, to) spans after a restart of that input's apiserver (1.34+ only) */
+  afterRestart: Map<number, Array<[number, number]>>;
+}
+
+/** How long after an apiserver restart a continue page is taken to carry a token minted before it (1.34+). */
+export const CONTINUE_AFTER_RESTART_MS = 60_000;
+
+function restartWindows(state: ScanState, v: KubeVersion): RestartWindows {
+  const initializing = new Map<string, Array<[number, number]>>();
+  if (v.minor >= 31) {
+    for (const g of state.groups.groups.values()) {
+      for (const [k, m] of g.marks) {
+        const { kind, input } = parseMarkKey(k);
+        if (kind !== 'init' || m.buckets.size === 0) continue;
+        const key = `${input}\u0000${resourceKeyOf(g.apiGroup, g.resource)}`;
+        let lo = Infinity;
+        let hi = -Infinity;
+        for (const b of m.buckets.keys()) {
+          lo = Math.min(lo, b * m.widthMs);
+          hi = Math.max(hi, (b + 1) * m.widthMs);
+        }
+        const spans = initializing.get(key) ?? [];
+        spans.push([lo, hi]);
+        initializing.set(key, spans);
+      }
+    }
+  }
+  const afterRestart = new Map<number, Array<[number, number]>>();
+  if (v.minor >= 34) {
+    const found = new Map<number, number[]>();
+    findRestarts(state, found);
+    for (const [idx, ends] of found) afterRestart.set(idx, ends.map((t) => [t, t + CONTINUE_AFTER_RESTART_MS] as [number, number]));
+  }
+  return { initializing, afterRestart };
+}
+
+/** Requests of mark series `m` inside any of `spans`. */
+function markedIn(m: TimeSeries, spans: Array<[number, number]> | undefined): number {
+  if (spans === undefined) return 0;
+  let n = 0;
+  for (const [a, b] of spans) n += m.sumIn(a, b);
+  return n;
+}
+
+const INIT_ETCD_REASON = 'limit without selector while the watch cache (re)initialised after a restart (1.31+: delegated to etcd)';
+const CONTINUE_AFTER_RESTART_REASON = 'continue token within a minute of this apiserver’s restart (1.34+: older than its new cache’s snapshots, so etcd)';
+
+function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], state: ScanState, clusterNodes: number, o: ReportOptions, windows?: RestartWindows): GroupReport {
   let etcd = 0;
   let cacheN = 0;
   let withoutRv = 0;
@@ -490,25 +551,64 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
   // Stryker disable next-line StringLiteral,BooleanLiteral: as above
   const selStub = { shape: g.selector, node: null, singleName: g.singleName ? 'x' : null, singleNamespace: g.singleNamespace ? 'x' : null, hasFieldSelector: false, hasLabelSelector: false };
   let unknown = 0;
-  for (const [sig, n] of g.signatures) {
+  let rejected = 0;
+  const bump = (reason: string, n: number): void => {
+    if (n > 0) reasons.set(reason, (reasons.get(reason) ?? 0) + n);
+  };
+  // Answered reads a restart sent to etcd although their query alone says cache, per signature.
+  const moved = new Map<string, { n: number; reason: string }>();
+  if (windows !== undefined) {
+    const rk = resourceKeyOf(g.apiGroup, g.resource);
+    for (const [k, m] of g.marks) {
+      const { kind, sig, input } = parseMarkKey(k);
+      const n =
+        kind === 'lim' ? markedIn(m, windows.initializing.get(`${input}\u0000${rk}`)) : kind === 'cont' ? markedIn(m, windows.afterRestart.get(input)) : 0;
+      if (n === 0) continue;
+      const reason = kind === 'lim' ? INIT_ETCD_REASON : CONTINUE_AFTER_RESTART_REASON;
+      const prev = moved.get(sig);
+      moved.set(sig, { n: (prev?.n ?? 0) + n, reason: prev?.reason ?? reason });
+    }
+  }
+  for (const [sig, all] of g.signatures) {
+    const refused = g.rejected.get(sig) ?? 0;
+    if (refused > 0) {
+      rejected += refused;
+      bump(g.initRejected > 0 ? 'answered 429: API Priority and Fairness, or the watch cache (re)initialising' : 'answered 429 (API Priority and Fairness)', refused);
+    }
+    const n = all - refused;
     if (sig === UNKNOWN_SIGNATURE) {
       unknown += n;
-      reasons.set(UNKNOWN_QUERY_REASON, (reasons.get(UNKNOWN_QUERY_REASON) ?? 0) + n);
+      bump(UNKNOWN_QUERY_REASON, n);
       continue;
     }
     const q = querySignature(sig);
-    if (q.resourceVersion === null && !q.continueToken) withoutRv += n;
+    if (q.resourceVersion === null && !q.continueToken) withoutRv += all;
     const v = classifyRead(g.verb, g.resource, ns, q, selStub, serving);
     if (v === null) continue;
-    reasons.set(v.reason, (reasons.get(v.reason) ?? 0) + n);
+    let here = n;
+    const mv = moved.get(sig);
+    if (mv !== undefined && v.servedFrom === 'cache') {
+      const k = Math.min(mv.n, here);
+      here -= k;
+      bump(mv.reason, k);
+      etcd += k;
+      if (k > 0) etcdScope = etcdScopeOf(ns, selStub);
+    }
+    bump(v.reason, here);
+    count(v, here);
+  }
+  function count(v: ServingVerdict, n: number): void {
+    if (n === 0) return;
     if (v.servedFrom === 'etcd') {
       etcd += n;
       etcdScope = v.etcdScope;
-    } else cacheN += n;
+    } else if (v.servedFrom === 'cache') cacheN += n;
+    else rejected += n;
   }
   const red = o.redactor ?? null;
   const base: GroupReport = {
     verb: g.verb,
+    watchLists: g.watchLists,
     userAgent: g.userAgent,
     username: red ? red.user(g.username) : g.username,
     resource: g.resource,
@@ -519,7 +619,8 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
     requests: g.requests,
     nodes: g.nodes.size,
     withoutResourceVersion: withoutRv,
-    servedFrom: { etcd, cache: cacheN, unknown },
+    servedFrom: { etcd, cache: cacheN, unknown, rejected },
+    rejectedInitializing: g.initRejected,
     reasons: toObj(reasons),
     objectsReadPerRequest: null,
     objectsReturnedPerRequest: g.returnedN > 0 ? round1(g.returnedSum / g.returnedN) : null,

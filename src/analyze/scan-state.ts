@@ -8,7 +8,7 @@ import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
 import { classifyLine } from '../parse/line-kind.js';
 import { parseEtcdCapnslog, parseEtcdMessage, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
-import { ReadGroups, type GroupOverflow, type ReadGroup } from './read-groups.js';
+import { ReadGroups, isWatchList, type GroupOverflow, type ReadGroup } from './read-groups.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
 import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
@@ -1223,7 +1223,9 @@ export class ScanState {
     const at = e.receivedMs;
     if (at !== null) {
       this.time.all.add(at);
-      if (e.verb === 'list') this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);
+      if (e.verb === 'list' || (e.verb === 'watch' && e.requestURI.includes('sendInitialEvents') && isWatchList(e.verb, e.query ?? parseRequestQuery(e.requestURI), e.code))) {
+        this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);
+      }
       if (e.verb === 'watch' && isTerminalStage(e.stage)) this.seriesIn(this.time.inputWatchEnds as Map<string | number, TimeSeries>, inputIndex).add(e.stageMs ?? at);
     }
     bump(c.byVerb, e.verb);
@@ -1275,7 +1277,9 @@ export class ScanState {
 
   /** A read (list, get, watch) of a resource: the groups, the time series and the full-list sizes. */
   private countRead(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery, node: string | null, inputIndex: number): void {
-    const sel = e.selectorKey === undefined ? describeSelectors(q.fieldSelector, q.labelSelector) : this.selectorsOf(e.selectorKey, q);
+    let sel = e.selectorKey === undefined ? describeSelectors(q.fieldSelector, q.labelSelector) : this.selectorsOf(e.selectorKey, q);
+    // A 1.36 sharded list (KEP-5866): its shards are one client, so the range is a placeholder in the shape.
+    if (q.shardSelector !== undefined && q.shardSelector !== null) sel = { ...sel, shape: sel.shape.length > 0 ? `${sel.shape} shard=<range>` : 'shard=<range>' };
     if (node === null && sel.node !== null) node = sel.node;
     if (node !== null) this.clusterNodes.add(node);
     if (resource === 'nodes' && e.name.length > 0 && apiGroup === '') this.clusterNodes.add(e.name);
@@ -1286,8 +1290,10 @@ export class ScanState {
         if ((this.fullListObjects.get(rk) ?? -1) < total) this.fullListObjects.set(rk, total);
       }
     }
-    if (e.verb === 'list' && e.receivedMs !== null) this.seriesIn(this.time.listsByResource as Map<string | number, TimeSeries>, resourceKeyOf(apiGroup, resource)).add(e.receivedMs);
-    this.groups.add(e, resource, apiGroup, namespace, q, sel, node);
+    if ((e.verb === 'list' || isWatchList(e.verb, q, e.code)) && e.receivedMs !== null) {
+      this.seriesIn(this.time.listsByResource as Map<string | number, TimeSeries>, resourceKeyOf(apiGroup, resource)).add(e.receivedMs);
+    }
+    this.groups.add(e, resource, apiGroup, namespace, q, sel, node, inputIndex);
     this.sink?.request({ e, input: inputIndex, resource, apiGroup, namespace, query: q, selector: sel, node });
   }
 }

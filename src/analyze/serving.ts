@@ -5,7 +5,8 @@ import type { KubeVersion } from '../model/kube-version.js';
 import type { ListQuery } from '../model/request-uri.js';
 import type { SelectorInfo } from '../model/selector.js';
 
-export type ServedFrom = 'etcd' | 'cache';
+/** 'none': refused before storage (a watch-list while the server's WatchList gate is off): read nothing. */
+export type ServedFrom = 'etcd' | 'cache' | 'none';
 
 /** The verdict for one read, with the reason a reader can check against the source. */
 export interface ServingVerdict {
@@ -32,6 +33,27 @@ function consistentListFromCacheOn(o: ServingOptions): boolean {
   return o.version.minor >= 31;
 }
 
+/** The server's WatchList gate by release (kube_features.go): alpha off 1.27–1.31, beta on 1.32, off again in 1.33
+ * ("the json and proto streaming encoders appear to work better"), beta on from 1.34. */
+export function watchListGateOn(v: KubeVersion): boolean {
+  return v.minor === 32 || v.minor >= 34;
+}
+
+/** A watch-list (sendInitialEvents=true), whether the group holds it as a watch or, as the scan does, as a list. */
+function classifyWatchList(rv: string, o: ServingOptions, consistentFromCache: boolean): ServingVerdict {
+  if (!watchListGateOn(o.version)) {
+    // ValidateListOptions: sendInitialEvents is forbidden unless the gate is on → 422; client-go's reflector then
+    // falls back to a plain list, which the log shows as its own request.
+    return { servedFrom: 'none', reason: `watch-list refused (WatchList gate off in 1.${o.version.minor}; the client falls back to a list)`, etcdScope: null };
+  }
+  if (rv !== '') return cache(rv === '0' ? 'watch-list from the watch cache (resourceVersion=0)' : 'watch-list from the watch cache (resourceVersion=N)');
+  // rv "": the cacher asks etcd for the current revision (a limit:1 range) and waits until the cache has it;
+  // that wait needs etcd's progress notifications, as a consistent list does.
+  if (consistentFromCache) return cache('watch-list from the watch cache (+1 etcd limit:1 range for the current revision)');
+  // the cacher cannot wait for a fresh revision: the stream ends with an error and client-go falls back to a list
+  return { servedFrom: 'none', reason: 'watch-list without resourceVersion fails (etcd lacks progress notify; the client falls back to a list)', etcdScope: null };
+}
+
 // 1.27.0–1.27.12, 1.28.0–1.28.8, 1.29.0–1.29.3 delegate watches without resourceVersion to etcd.
 function watchWithoutRvGoesToEtcd(v: KubeVersion): boolean {
   const p = v.patch ?? 9999;
@@ -41,7 +63,8 @@ function watchWithoutRvGoesToEtcd(v: KubeVersion): boolean {
   return false;
 }
 
-function etcdScopeOf(namespace: string, sel: SelectorInfo): ServingVerdict['etcdScope'] {
+/** What part of a resource's keys an etcd read of this scope and selector covers. */
+export function etcdScopeOf(namespace: string, sel: Pick<SelectorInfo, 'singleName' | 'singleNamespace'>): ServingVerdict['etcdScope'] {
   if (sel.singleName !== null) return 'single';
   if (namespace.length > 0 || sel.singleNamespace !== null) return 'namespace';
   return 'all';
@@ -72,8 +95,8 @@ export function classifyRead(
   }
   const consistentFromCache =
     consistentListFromCacheOn(o) && (o.version.minor <= 30 || o.etcdSupportsProgressNotify !== false);
+  if (query.sendInitialEvents && (verb === 'watch' || verb === 'list')) return classifyWatchList(rv, o, consistentFromCache);
   if (verb === 'watch') {
-    if (query.sendInitialEvents) return cache('watch-list (sendInitialEvents) from cache');
     if (rv === '' && watchWithoutRvGoesToEtcd(o.version)) return etcd('watch without resourceVersion (this patch release reads etcd)', scope);
     return cache(rv === '' ? 'watch without resourceVersion, from cache' : 'watch from resourceVersion');
   }

@@ -5,7 +5,7 @@
 import { resourceKeyOf, type ScanState } from './scan-state.js';
 import type { GroupReport } from './report.js';
 import { TimeSeries, lowerBound, maxIn, medianWithZeros, sortedBuckets, squeezeSparse } from './time-series.js';
-import type { ReadGroup } from './read-groups.js';
+import { parseMarkKey, type ReadGroup } from './read-groups.js';
 import { clientName } from './report.js';
 import { ADAPTIVE_GAP_FACTOR, gapThresholdMs, medianSpacingMs, MIN_GAP_MS } from './gaps.js';
 
@@ -39,6 +39,14 @@ export interface RestartFinding {
   listsInMinuteBefore: number;
   listsInMinuteAfter: number;
   watchesClosedBefore: number;
+  /** requests this apiserver answered 429 in the minute after (API Priority and Fairness, or its watch cache
+   * (re)initialising, which 1.31+ answers "storage is (re)initializing" for lists with selectors or without a
+   * limit, and for watches) */
+  rejectedInMinuteAfter: number;
+  /** of those, the watch cache's */
+  rejectedInitializing: number;
+  /** who got them, most first (at most 5) */
+  rejectedClients: Array<{ client: string; requests: number }>;
   /** what says the apiserver restarted: 'relist burst after', 'watches ended before', 'identity lease created', 'identity lease taken over' */
   signs: string[];
   /** why it matters, from how the apiserver works (postmortem.ts) */
@@ -135,10 +143,14 @@ function runs(indices: number[], joinBuckets: number): Array<[number, number]> {
 
 /** Restarts: pauses in an input's stream (≥ its own gap threshold, gaps.ts), with the lists after, the watches
  * that ended before and the identity lease; and identity-lease takeovers with no pause around them. */
-export function findRestarts(state: ScanState): RestartFinding[] {
+export function findRestarts(state: ScanState, ends?: Map<number, number[]>): RestartFinding[] {
   const out: RestartFinding[] = [];
   const flag = state.timeOptions.gapMs;
   const inputs = new Set([...state.time.inputGaps.keys(), ...state.time.inputSigns.keys()]);
+  // Watch-lists count as lists (client-go ≥ 0.35 relists with them); the text says so when the log has any.
+  let lw = 'lists';
+  // Stryker disable next-line OptionalChaining: hand-built states in unit tests have no groups
+  for (const g of state.groups?.groups.values() ?? []) if (g.watchLists > 0) lw = 'lists and watch-lists';
   for (const idx of inputs) {
     const name = state.inputs[idx]!.name;
     const lists = state.time.inputLists.get(idx);
@@ -156,6 +168,7 @@ export function findRestarts(state: ScanState): RestartFinding[] {
     const push = (from: number, to: number, gap: boolean): void => {
       const before = lists?.sumIn(from - 60_000, from) ?? 0;
       const after = lists?.sumIn(to, to + 60_000) ?? 0;
+      const rej = rejectedAfter(state, idx, to, to + 60_000);
       const closed = watches?.sumIn(from - 10_000, from + 1) ?? 0;
       const relist = after >= Math.max(10, 2 * before);
       const leaseSigns: string[] = [];
@@ -172,17 +185,20 @@ export function findRestarts(state: ScanState): RestartFinding[] {
       const gapS = round1((to - from) / 1000);
       const restart = found.length > 0;
       const lease = leaseSigns.length > 0 ? `; the apiserver identity lease was ${leaseSigns.map((x) => x.replace('identity lease ', '')).join(' and ')}` : '';
+      if (restart && ends !== undefined) ends.set(idx, [...(ends.get(idx) ?? []), to]);
       out.push({
         kind: restart ? 'apiserver-restart' : 'audit-gap',
         severity: relist ? 'medium' : 'info',
         summary: gap
           ? `${name}: no audit events for ${gapS} s (${iso(from)} – ${iso(to)}; a gap here is ≥ ${why})` +
-            (relist ? `, then ${after} lists in the next minute against ${before} in the minute before: clients relisting after an apiserver restart` : restart ? '' : '; no relist burst after it (log loss, or an idle apiserver)') +
+            (relist ? `, then ${after} ${lw} in the next minute against ${before} in the minute before: clients relisting after an apiserver restart` : restart ? '' : '; no relist burst after it (log loss, or an idle apiserver)') +
             (closed > 0 ? `; ${closed} watches ended in the 10 s before` : '') +
             lease +
+            rej.text +
             '.'
           : `${name}: an apiserver started at ${iso(from)} (${leaseSigns.join(', ')}) with no pause in this input's audit stream (shorter than its gap threshold of ${why})` +
-            (relist ? `; ${after} lists in the next minute against ${before} in the minute before` : '') +
+            (relist ? `; ${after} ${lw} in the next minute against ${before} in the minute before` : '') +
+            rej.text +
             '.',
         fix: relist
           ? 'Relists after a restart are served from the watch cache only once it is ready and only with resourceVersion=0 (or NotOlderThan); clients that relist without resourceVersion hit etcd all at once. Stagger restarts across apiservers, and queue heavy listers with APF.'
@@ -197,6 +213,9 @@ export function findRestarts(state: ScanState): RestartFinding[] {
         listsInMinuteBefore: before,
         listsInMinuteAfter: after,
         watchesClosedBefore: closed,
+        rejectedInMinuteAfter: rej.total,
+        rejectedInitializing: rej.init,
+        rejectedClients: rej.clients,
         signs: found,
       });
     };
@@ -212,6 +231,35 @@ export function findRestarts(state: ScanState): RestartFinding[] {
     });
   }
   return out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.input < b.input ? -1 : 1));
+}
+
+/** The 429s input `idx` answered in [from, to), per client: the evidence of a watch cache (re)initialising. */
+function rejectedAfter(state: ScanState, idx: number, from: number, to: number): { total: number; init: number; clients: Array<{ client: string; requests: number }>; text: string } {
+  let total = 0;
+  let init = 0;
+  const by = new Map<string, number>();
+  // Stryker disable next-line OptionalChaining: hand-built states in unit tests have no groups
+  for (const g of state.groups?.groups.values() ?? []) {
+    for (const [k, m] of g.marks) {
+      const mk = parseMarkKey(k);
+      if (mk.input !== idx || (mk.kind !== '429' && mk.kind !== 'init')) continue;
+      const n = m.sumIn(from, to);
+      if (n === 0) continue;
+      if (mk.kind === 'init') {
+        init += n;
+        continue;
+      }
+      total += n;
+      const c = clientName(g.userAgent, g.username);
+      by.set(c, (by.get(c) ?? 0) + n);
+    }
+  }
+  const clients = [...by.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([client, requests]) => ({ client, requests }));
+  const text =
+    total === 0
+      ? ''
+      : `; ${total} requests answered 429 in the minute after${init > 0 ? ` (${init} "storage is (re)initializing": its watch cache was not ready, so they read nothing)` : ''}, most by ${clients.map((c) => `${c.client} ${c.requests}`).join(', ')}`;
+  return { total, init, clients, text };
 }
 
 /** etcd share of a group: its etcd-served requests over all (from the report's verdicts). */
@@ -245,10 +293,14 @@ export function findStorms(state: ScanState, groups: GroupIndex): StormFinding[]
       const clients: StormClient[] = [];
       let etcdWeighted = 0;
       let weight = 0;
+      let plain = false;
+      let streamed = false;
       for (const { report: g, raw } of groups.values()) {
         if (g.verb !== 'list' || resourceKeyOf(g.apiGroup, g.resource) !== resource) continue;
         const n = raw.series.sumIn(fromMs, toMs);
         if (n === 0) continue;
+        if (g.watchLists > 0) streamed = true;
+        if (g.watchLists < g.requests) plain = true;
         // over the lists whose serving is known: GKE's logs drop the query, so theirs is not
         const known = g.servedFrom.etcd + g.servedFrom.cache;
         const share = known > 0 ? g.servedFrom.etcd / known : null;
@@ -267,7 +319,7 @@ export function findStorms(state: ScanState, groups: GroupIndex): StormFinding[]
         kind: 'list-storm',
         severity: toEtcd ? (peak >= 100 || requests >= 1000 ? 'high' : 'medium') : 'low',
         summary:
-          `${requests} ${resource} lists in ${span} s (${iso(fromMs)} – ${iso(toMs)}), peak ${peak}/s against a usual ${round1(usual)}/s; ` +
+          `${requests} ${resource} ${streamed ? (plain ? 'lists and watch-lists' : 'watch-lists') : 'lists'} in ${span} s (${iso(fromMs)} – ${iso(toMs)}), peak ${peak}/s against a usual ${round1(usual)}/s; ` +
           (etcdShare === null ? 'served from an unknown mix of cache and etcd' : toEtcd ? `${Math.round(etcdShare * 100)}% went to etcd` : `${Math.round((1 - etcdShare) * 100)}% served from the watch cache (harmless for etcd)`) +
           (top ? `. Top: ${top}` : '') +
           (fromMs <= logStart ? '. The log begins inside this storm.' : '.'),

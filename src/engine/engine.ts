@@ -187,7 +187,9 @@ export class LineEngine {
         line.start = s + i32[r + R.START]!;
         line.end = s + i32[r + R.END]!;
         line.nl = s + i32[r + R.NL]!;
-        if (i32[r + R.STATUS] === 1) {
+        // A 429 is declined: the JavaScript path reads its responseStatus.message, which tells the watch cache's
+        // "(re)initializing" from API Priority and Fairness (rare lines, so the engine does not read messages).
+        if (i32[r + R.STATUS] === 1 && i32[r + R.CODE] !== 429) {
           this.accepted++;
           line.missingId = i32[r + R.ID_P]! < 0;
           line.event = this.event(r, (out + i * this.recBytes) >> 3, scratch);

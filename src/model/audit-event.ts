@@ -51,6 +51,9 @@ export interface AuditEvent {
   etcdLatencyMs: number | null;
   /** apiserver.latency.k8s.io/apf-queue-wait (1.31+): time queued by API Priority and Fairness, in ms */
   apfQueueWaitMs: number | null;
+  /** for a 429 only: true when the watch cache rejected it while (re)initialising ("storage is (re)initializing",
+   * ResilientWatchCacheInitialization, 1.31+), false when something else did (API Priority and Fairness) */
+  cacheInitializing?: boolean;
   /** the list query, when the reader parsed it already (the engine); else it is parsed from requestURI */
   query?: ListQuery;
   /** a number naming the (fieldSelector, labelSelector) pair, when the reader has one: their description is
@@ -114,6 +117,8 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: () =
     const c = (status as Record<string, unknown>).code;
     if (typeof c === 'number' && Number.isFinite(c)) code = c;
   }
+  // cacher.go/delegator.go: errors.NewTooManyRequests("storage is (re)initializing", 1)
+  const cacheInitializing = code === 429 ? /initializing/i.test(str((status as Record<string, unknown>).message)) : undefined;
   let returnedItems: number | null = null;
   let remainingItems: number | null = null;
   const resp = o.responseObject;
@@ -170,5 +175,6 @@ export function normalizeAuditEvent(o: Record<string, unknown>, fallbackId: () =
     queryKnown: o[QUERY_UNKNOWN] !== true,
     etcdLatencyMs,
     apfQueueWaitMs,
+    ...(cacheInitializing === undefined ? {} : { cacheInitializing }),
   });
 }

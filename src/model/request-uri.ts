@@ -24,6 +24,8 @@ export interface ListQuery {
   continueToken: boolean;
   watch: boolean;
   sendInitialEvents: boolean;
+  /** 1.36 sharded list or watch (KEP-5866): the shard's range; absent when the client did not shard */
+  shardSelector?: string | null;
 }
 
 export interface ParsedRequestUri {
@@ -144,6 +146,9 @@ function applyParam(query: ListQuery, key: string, value: string, seen: number):
     }
     case 'continue':
       if (value.length > 0) query.continueToken = true;
+      break;
+    case 'shardSelector':
+      if (query.shardSelector === undefined) query.shardSelector = value;
       break;
     // Boolean parameters decode as apimachinery's Convert_Slice_string_To_bool does (runtime/conversion.go, used by
     // RequestInfo and ListOptions): false only for "0" or "false" in any case; anything else, "" included, is true.

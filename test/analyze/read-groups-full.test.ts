@@ -57,9 +57,14 @@ describe('a group, field by field', () => {
     add(g, { code: 500 }, {}, 'a', null);
     expect(g.groups.size).toBe(1);
     const x = [...g.groups.values()][0]!;
-    expect({ ...x, signatures: Object.fromEntries(x.signatures), nodes: [...x.nodes], namespaces: [...x.namespaces], codes: Object.fromEntries(x.codes), series: undefined }).toEqual({
+    expect({ ...x, signatures: Object.fromEntries(x.signatures), nodes: [...x.nodes], namespaces: [...x.namespaces], codes: Object.fromEntries(x.codes), series: undefined, marks: undefined }).toEqual({
       key: 'list\u0000vector/1\u0000system:serviceaccount:v:v\u0000\u0000pods\u0000namespaced\u0000',
       verb: 'list',
+      watchLists: 0,
+      // the one 429 (at T, no message): rejected, not served; no watch cache said it was initialising
+      rejected: new Map([['||0|0|0', 1]]),
+      initRejected: 0,
+      marks: undefined,
       userAgent: 'vector/1',
       username: 'system:serviceaccount:v:v',
       apiGroup: '',

@@ -122,7 +122,7 @@ describe('gets, watch-lists, disabled caches and other verbs', () => {
     ['1.34', 'get', '/api/v1/namespaces/a/pods/p', 'etcd: get without resourceVersion'],
     ['1.27', 'get', '/api/v1/namespaces/a/pods/p?resourceVersion=5', 'cache: get with resourceVersion'],
     ['1.34', 'get', '/api/v1/namespaces/a/events/e?resourceVersion=0', 'etcd: events: watch cache off by default'],
-    ['1.27', 'watch', '/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan', 'cache: watch-list (sendInitialEvents) from cache'],
+    ['1.27', 'watch', '/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan', 'none: watch-list refused (WatchList gate off in 1.27; the client falls back to a list)'],
     ['1.29.3', 'watch', '/api/v1/pods?watch=true&resourceVersion=0', 'cache: watch from resourceVersion'],
   ])('%s %s %s → %s', (version, verb, uri, want) => {
     expect(verdict(version, verb, uri)).toBe(want);

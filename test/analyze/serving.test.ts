@@ -44,10 +44,21 @@ describe('classifyRead', () => {
     ['1.27.13', 'watch', `${L}?watch=true`, 'cache: watch without resourceVersion, from cache'],
     ['1.29.3', 'watch', `${L}?watch=true`, 'etcd: watch without resourceVersion (this patch release reads etcd)'],
     ['1.29', 'watch', `${L}?watch=true&resourceVersion=10`, 'cache: watch from resourceVersion'],
-    ['1.34', 'watch', `${L}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`, 'cache: watch-list (sendInitialEvents) from cache'],
+    // watch-lists (sendInitialEvents=true), the way client-go ≥ 0.35 lists: by the server's WatchList gate
+    ['1.34', 'watch', `${L}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`, 'cache: watch-list from the watch cache (+1 etcd limit:1 range for the current revision)'],
+    ['1.32', 'watch', `${L}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=0`, 'cache: watch-list from the watch cache (resourceVersion=0)'],
+    ['1.35', 'list', `${L}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=7`, 'cache: watch-list from the watch cache (resourceVersion=N)'],
+    ['1.33', 'watch', `${L}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`, 'none: watch-list refused (WatchList gate off in 1.33; the client falls back to a list)'],
+    ['1.31', 'list', `${L}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`, 'none: watch-list refused (WatchList gate off in 1.31; the client falls back to a list)'],
   ];
   it.each(cases)('%s %s %s → %s', (version, verb, uri, want) => {
     expect(verdict(version, verb, uri)).toBe(want);
+  });
+
+  it('a watch-list without resourceVersion fails when etcd lacks progress notify; with one it does not need it', () => {
+    const wl = `${L}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`;
+    expect(verdict('1.34', 'list', wl, { etcdSupportsProgressNotify: false })).toBe('none: watch-list without resourceVersion fails (etcd lacks progress notify; the client falls back to a list)');
+    expect(verdict('1.34', 'list', `${wl}&resourceVersion=0`, { etcdSupportsProgressNotify: false })).toBe('cache: watch-list from the watch cache (resourceVersion=0)');
   });
 
   it('sends rv="" lists to etcd on 1.31+ when etcd lacks progress notify (3.5.0–3.5.12)', () => {

@@ -184,6 +184,9 @@ describe('restarts', () => {
       listsInMinuteBefore: 4,
       listsInMinuteAfter: 30,
       watchesClosedBefore: 5,
+      rejectedInMinuteAfter: 0,
+      rejectedInitializing: 0,
+      rejectedClients: [],
       signs: ['relist burst after', 'watches ended before'],
     });
   });

@@ -784,6 +784,9 @@ function parseQuery(u: usize, n: u32): bool {
           if (!isFalseParam(valPtr, valLen)) flags |= 2;
           watchSeen = true;
         }
+      } else if (bytesAre(kp, kn, "shardSelector")) {
+        // a 1.36 sharded list (KEP-5866): its shard is part of the selector shape, read by the JavaScript path
+        return false;
       } else if (bytesAre(kp, kn, "sendInitialEvents")) {
         if (!sieSeen) {
           if (!decodeComponent(vp0, vn0)) return false;
