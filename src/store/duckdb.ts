@@ -41,7 +41,9 @@ CREATE TABLE IF NOT EXISTS etcd_ranges (
   input_id VARCHAR, input VARCHAR, "time" TIMESTAMP, key VARCHAR, range_end VARCHAR, resource_key VARCHAR, resource VARCHAR,
   scope VARCHAR, namespace VARCHAR, "limit" INTEGER, objects BIGINT, total_keys BIGINT, bytes BIGINT, took_ms DOUBLE,
   error VARCHAR, internal VARCHAR);
-CREATE OR REPLACE VIEW lists AS SELECT * FROM requests WHERE verb = 'list';
+-- lists and watch-lists (sendInitialEvents=true, client-go >= 0.35), but not a watch-list refused as invalid
+CREATE OR REPLACE VIEW lists AS SELECT * FROM requests
+  WHERE verb = 'list' OR (verb = 'watch' AND send_initial_events AND coalesce(code, 0) NOT IN (400, 422));
 CREATE OR REPLACE VIEW list_groups AS
   SELECT user_agent, user_pattern AS username, api_group, resource, resource_key,
          CASE WHEN namespace = '' THEN 'cluster' ELSE 'namespaced' END AS scope, selector_shape AS selector,
@@ -352,6 +354,8 @@ export async function classifyStore(store: Store, versionFlag: KubeVersion | nul
   await store.con.run(`UPDATE requests SET served_from = v.served_from, served_reason = v.reason FROM verdicts v
     WHERE requests.signature = v.signature AND requests.verb = v.verb AND requests.resource = v.resource
       AND (requests.namespace <> '') = v.namespaced AND requests.single_name = v.single_name AND requests.single_namespace = v.single_namespace`);
+  // A 429 was answered before storage (API Priority and Fairness, or a watch cache still initialising): no read.
+  await store.con.run(`UPDATE requests SET served_from = 'rejected', served_reason = 'answered 429' WHERE code = 429 AND served_from IS NOT NULL`);
   await store.setMeta('kube_version', formatKubeVersion(version));
   await store.setMeta('kube_version_reason', reason);
   return `Kubernetes ${formatKubeVersion(version)} (${reason})`;
