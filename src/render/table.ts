@@ -55,7 +55,8 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
   };
   const t = r.totals;
   const sm = r.summary;
-  overviewLines(r, safeText).forEach((l, i) => para(i === 0 ? `audit-scan: ${l}` : l));
+  // not "audit-scan: …": that is the form of a diagnostic on stderr, and a saved report must not look like one
+  overviewLines(r, safeText).forEach((l, i) => para(i === 0 ? `audit-scan report: ${l}` : l));
   if (t.readsQueryUnknown > 0) para(queryUnknownNote(t.readsQueryUnknown), '', '  ', c.yellow);
   out.push('');
 
