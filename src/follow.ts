@@ -81,6 +81,7 @@ export class FollowReader {
         }
       }
       f.index = this.state.addInput(f.src.name);
+      this.state.inputs[f.index]!.fileTimeMs = f.src.mtimeMs ?? null;
       live.push(f);
     }
     const pumps = live.map((f) => this.pump(f));

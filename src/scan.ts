@@ -180,6 +180,7 @@ export async function readOneSource(src: Source, state: ScanState, o: { stdin: R
  * and in `failures`, and what was read before it is kept. */
 async function readSingle(src: Source, state: ScanState, failures: InputFailure[], body: (inp: InputStats) => Promise<void>, signal?: AbortSignal): Promise<void> {
   const inp = state.beginInput(src.name);
+  inp.fileTimeMs = src.mtimeMs ?? null;
   try {
     await body(inp);
   } catch (err) {
@@ -212,6 +213,8 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
       const pool = await getPool();
       const bounds = await splitPoints(fh, src.sizeBytes, pool.size * 2);
       const idx = state.addInput(src.name);
+  state.inputs[idx]!.fileTimeMs = src.mtimeMs ?? null;
+      state.inputs[idx]!.fileTimeMs = src.mtimeMs ?? null;
       const behind = Buffer.alloc(LOOK_BEHIND_BYTES);
       for (let i = 0; i + 1 < bounds.length; i++) {
         if (bounds[i + 1]! <= bounds[i]!) continue;

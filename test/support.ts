@@ -74,8 +74,8 @@ export async function spawnCliRss(args: string[]): Promise<{ code: number | null
 /** A GroupReport with every field at its empty value, for tests of the code that reads reports. */
 export function groupReport(over: Partial<GroupReport> = {}): GroupReport {
   return {
-    verb: 'list', userAgent: 'agent/1', username: 'system:serviceaccount:ops:agent', resource: 'pods', apiGroup: '', namespace: null, namespaces: 0, selector: '', requests: 1, nodes: 0, withoutResourceVersion: 0,
-    servedFrom: { etcd: 1, cache: 0, unknown: 0 }, reasons: {}, objectsReadPerRequest: null, objectsReturnedPerRequest: null, bytesReadPerRequest: null, bytesReadTotal: null, amplification: null, estimated: false,
+    verb: 'list', watchLists: 0, userAgent: 'agent/1', username: 'system:serviceaccount:ops:agent', resource: 'pods', apiGroup: '', namespace: null, namespaces: 0, selector: '', requests: 1, nodes: 0, withoutResourceVersion: 0,
+    servedFrom: { etcd: 1, cache: 0, unknown: 0, rejected: 0 }, rejectedInitializing: 0, reasons: {}, objectsReadPerRequest: null, objectsReturnedPerRequest: null, bytesReadPerRequest: null, bytesReadTotal: null, amplification: null, estimated: false,
     figureSources: { objectsRead: null, objectsReturned: null, bytesRead: null }, codes: {}, firstSeen: null, lastSeen: null, latencyMs: null, etcdLatencyMs: null, apfQueueWaitMs: null,
     ...over,
   };

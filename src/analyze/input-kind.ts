@@ -9,8 +9,8 @@ export const MUST_GATHER_METADATA = 'must-gather metadata';
 
 /** true when an input gave the analysis something (audit events, slow etcd reads, any etcd line), or is a
  * must-gather's own metadata file: read as what it is, not the wrong file. */
-export function inputYielded(i: Pick<InputStats, 'auditEvents' | 'etcdEntries' | 'otherKinds'>): boolean {
-  if (i.auditEvents > 0 || i.etcdEntries > 0) return true;
+export function inputYielded(i: Pick<InputStats, 'auditEvents' | 'etcdEntries' | 'otherKinds'> & { metricSamples?: number }): boolean {
+  if (i.auditEvents > 0 || i.etcdEntries > 0 || (i.metricSamples ?? 0) > 0) return true;
   for (const k of i.otherKinds.keys()) if (k.startsWith('etcd ') || k === MUST_GATHER_METADATA) return true;
   return false;
 }
@@ -29,6 +29,9 @@ export function describeInput(i: InputStats, isStdin: boolean): string {
     return "it looks like the apiserver's klog log: audit events are written to the file named by --audit-log-path (or sent to --audit-webhook-config-file), not to the apiserver's own log";
   }
   if (share(i.otherKinds.get('go-panic') ?? 0, content)) return 'it looks like a Go panic or stack trace, not a log of events';
+  if (share(i.otherKinds.get('prometheus metrics') ?? 0, content)) {
+    return "it is a Prometheus metrics dump without the apiserver's storage metrics (apiserver_storage_objects, apiserver_storage_list_*): take it from the apiserver, kubectl get --raw /metrics";
+  }
   let gke = 0;
   let gkeReason = '';
   for (const [k, n] of reasons) {

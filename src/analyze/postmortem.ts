@@ -248,6 +248,8 @@ export function methodOf(lists: GroupReport[], kube: { version: string; reason: 
     if (f.objectsRead === 'etcd-log') measured.add('objects read per list: the etcd log (range_response_count of the same key range)');
     if (f.objectsRead === 'audit-full-list') measured.add('objects read per list: a full list of the resource at RequestResponse level');
     if (f.objectsRead === 'given') estimated.add('objects read per list: --objects');
+    if (f.objectsRead === 'metrics') measured.add("objects read per list: the apiserver's /metrics (apiserver_resource_objects or apiserver_storage_objects: the objects under the prefix a full list reads)");
+    if (f.bytesRead === 'metrics') measured.add("bytes read per list: the apiserver's /metrics (apiserver_resource_size_estimate_bytes)");
     if (f.objectsReturned === 'audit-response') measured.add('objects returned per list: the responses, at RequestResponse level');
     if (f.objectsReturned === 'estimate-objects-per-node') estimated.add('objects returned per list (~): objects read ÷ nodes seen, for per-node selectors');
     if (f.objectsReturned === 'unfiltered-list') measured.add('objects returned per list: all of them (no selector)');

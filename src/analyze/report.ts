@@ -12,8 +12,9 @@ import type { TimeSeries } from './time-series.js';
 import { etcdEvidence, fixMovesToCache, incidentOf, methodOf, summaryOf, whatIfPlanner, whyOf, type Evidence, type IncidentEvent, type Method, type Summary, type WhatIf } from './postmortem.js';
 import { buildTimeline, findRestarts, findStorms, findTokenWaves, type RestartFinding, type StormFinding, type Timeline, type TokenFinding } from './time-analysis.js';
 import type { Redactor } from './redact.js';
-import { formatKubeVersion, inferKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
+import { formatKubeVersion, inferKubeVersion, parseKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
 import { formatTimestamp } from '../parse/time.js';
+import { metricsFacts, type ListDelta, type MetricsDump, type MetricsFacts } from './metrics.js';
 import { describeInput, inputYielded } from './input-kind.js';
 
 export const SCHEMA_VERSION = 1;
@@ -108,7 +109,7 @@ function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport
 }
 
 /** An input's counts in the JSON contract: InputStats with maps as objects and times as RFC 3339. */
-export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs' | 'implausibleKinds' | 'sketch' | 'fingerprint' | 'sample' | 'wrappers' | 'engineRead' | 'engineDeclined'> & {
+export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs' | 'implausibleKinds' | 'sketch' | 'fingerprint' | 'sample' | 'wrappers' | 'engineRead' | 'engineDeclined' | 'metrics' | 'fileTimeMs'> & {
   skipReasons: Record<string, number>;
   /** wrapper → lines (or document items) read through it: "cri", "docker", "gke", … ({} for plain lines) */
   wrappers: Record<string, number>;
@@ -121,7 +122,7 @@ export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'first
 };
 
 /** Where a figure came from. */
-export type FigureSource = 'etcd-log' | 'given' | 'audit-full-list' | 'audit-response' | 'estimate-objects-per-node' | 'unfiltered-list' | 'single-object';
+export type FigureSource = 'etcd-log' | 'metrics' | 'given' | 'audit-full-list' | 'audit-response' | 'estimate-objects-per-node' | 'unfiltered-list' | 'single-object';
 
 export interface GroupReport {
   /** 'list' for lists and watch-lists (watches with sendInitialEvents=true) alike */
@@ -294,6 +295,37 @@ export interface ScanReport {
   method: Method;
   /** --follow only: the last --window (the follow command moves it to live.window) */
   liveWindow?: LiveWindow;
+  /** what the apiserver's /metrics dumps say, per resource; null when no input held any */
+  metrics: MetricsReport | null;
+}
+
+/** The metrics dumps: object counts, and between two dumps of one apiserver what its LISTs fetched and returned. */
+export interface MetricsReport {
+  dumps: number;
+  apiservers: number;
+  kubernetesVersion: string | null;
+  resources: Array<{
+    resource: string;
+    objects: number | null;
+    objectsAt: string | null;
+    /** LISTs served from etcd between dumps (apiserver_storage_list_*): measured objects fetched per list */
+    etcdLists: MetricsListReport | null;
+    /** LISTs served from the watch cache between dumps (apiserver_cache_list_*) */
+    cacheLists: MetricsListReport | null;
+    sizeEstimateBytes: number | null;
+  }>;
+  /** why there are no deltas, when there are none: one dump, or dumps of different apiservers */
+  deltasReason: string | null;
+}
+
+export interface MetricsListReport {
+  lists: number;
+  fetchedPerList: number | null;
+  returnedPerList: number | null;
+  amplification: number | null;
+  from: string;
+  to: string;
+  resets: number;
 }
 
 // Stryker disable next-line EqualityOperator: map keys are unique, so two keys are never equal
@@ -316,7 +348,15 @@ export function etcdSupportsProgressNotify(v: string): boolean | null {
 
 /** Builds the report. */
 export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
-  const assumed: AssumedVersion = o.kubeVersion !== null ? { version: o.kubeVersion, source: 'flag', reason: 'from --kube-version' } : inferKubeVersion(state.versions.list());
+  const dumps = metricDumps(state);
+  const facts = dumps.length > 0 ? metricsFacts(dumps) : null;
+  const fromMetrics = facts?.kubernetesVersion ? parseKubeVersion(facts.kubernetesVersion) : null;
+  const assumed: AssumedVersion =
+    o.kubeVersion !== null
+      ? { version: o.kubeVersion, source: 'flag', reason: 'from --kube-version' }
+      : fromMetrics !== null
+        ? { version: fromMetrics, source: 'metrics', reason: `kubernetes_build_info in the apiserver's /metrics (${facts!.kubernetesVersions.join(', ')})` }
+        : inferKubeVersion(state.versions.list());
   let etcdVersion = o.etcdVersion;
   if (etcdVersion === null && state.etcdVersions.size > 0) etcdVersion = [...state.etcdVersions.entries()].sort((a, b) => b[1] - a[1])[0]![0];
   const progress = etcdVersion === null ? null : etcdSupportsProgressNotify(etcdVersion);
@@ -347,7 +387,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   watchRequests += state.groups.overflow.requests.get('watch') ?? 0;
   const windows = restartWindows(state, assumed.version);
   for (const g of state.groups.groups.values()) {
-    const r = reportGroup(g, serving, etcdAggs, state, clusterNodes, o, windows);
+    const r = reportGroup(g, serving, etcdAggs, state, clusterNodes, o, windows, facts);
     index.set(g.key, { report: r, raw: g });
     readsQueryUnknown += r.servedFrom.unknown;
     if (g.verb === 'list') {
@@ -367,7 +407,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   gets.sort(compareGroups);
 
   // Spread keeps InputStats' key order, so the JSON fields stay in the documented order.
-  const inputs: InputReport[] = state.inputs.map(({ firstMs, lastMs, sketch: _sketch, fingerprint: _fp, sample: _sample, engineRead: _er, engineDeclined: _ed, ...i }, idx) => ({
+  const inputs: InputReport[] = state.inputs.map(({ firstMs, lastMs, sketch: _sketch, fingerprint: _fp, sample: _sample, engineRead: _er, engineDeclined: _ed, metrics: _m, fileTimeMs: _ft, ...i }, idx) => ({
     ...i,
     skipReasons: toObj(i.skipReasons),
     otherKinds: toObj(i.otherKinds),
@@ -468,9 +508,70 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     incident: incidentOf(findings, formatCount),
     whatIf: whatIf(fixed),
     method: methodOf(lists, head.kubernetes),
+    metrics: metricsReportOf(facts, dumps.length, o.top),
   };
+  if (report.metrics !== null) addMetricsMethod(report.method, report.metrics);
   if (o.windowMs !== undefined) report.liveWindow = liveWindowOf(state, index, o.windowMs, o.top, firstMs, lastMs);
   return report;
+}
+
+/** Each input's metric samples as one dump: taken when its samples say, else when its name says
+ * (metrics-20261130T120000Z.txt), else at the file's modification time; from the process its
+ * process_start_time_seconds names, so two dumps of one apiserver pair up (analyze/metrics.ts). */
+export function metricDumps(state: ScanState): MetricsDump[] {
+  const out: MetricsDump[] = [];
+  for (const i of state.inputs) {
+    if (i.metrics.length === 0) continue;
+    const start = i.metrics.find((m) => m.name === 'process_start_time_seconds' && m.labels.instance === undefined && Number.isFinite(m.value));
+    out.push({
+      input: i.name,
+      apiserver: start === undefined ? null : `the apiserver started at ${new Date(start.value * 1000).toISOString()}`,
+      timeMs: timeInName(i.name) ?? i.fileTimeMs,
+      samples: i.metrics,
+    });
+  }
+  return out;
+}
+
+/** A UTC time in a file's name: 2026-11-30T12:00:00Z, 20261130T120000Z or 20261130-120000. */
+export function timeInName(name: string): number | null {
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  const m = /(\d{4})-?(\d\d)-?(\d\d)[T_-](\d\d):?(\d\d):?(\d\d)/.exec(base);
+  if (m === null) return null;
+  const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  return Number.isFinite(t) ? t : null;
+}
+
+function listReport(d: ListDelta | null): MetricsListReport | null {
+  if (d === null) return null;
+  return { lists: d.lists, fetchedPerList: d.fetchedPerList === null ? null : round1(d.fetchedPerList), returnedPerList: d.returnedPerList === null ? null : round1(d.returnedPerList), amplification: d.amplification === null ? null : round1(d.amplification), from: new Date(d.fromMs).toISOString(), to: new Date(d.toMs).toISOString(), resets: d.resets };
+}
+
+function metricsReportOf(facts: MetricsFacts | null, dumps: number, top: number): MetricsReport | null {
+  if (facts === null) return null;
+  const rows = [...facts.resources.values()].map((r) => ({
+    resource: r.key,
+    objects: r.objects?.count ?? null,
+    objectsAt: r.objects?.timeMs == null ? null : new Date(r.objects.timeMs).toISOString(),
+    etcdLists: listReport(r.storageLists),
+    cacheLists: listReport(r.cacheLists),
+    sizeEstimateBytes: r.sizeEstimateBytes,
+  }));
+  // most objects fetched from etcd between dumps first, then most objects
+  const fetched = (x: (typeof rows)[number]): number => (x.etcdLists?.lists ?? 0) * (x.etcdLists?.fetchedPerList ?? 0);
+  rows.sort((a, b) => fetched(b) - fetched(a) || (b.objects ?? -1) - (a.objects ?? -1) || (a.resource < b.resource ? -1 : 1));
+  let reason: string | null = null;
+  if (rows.every((r) => r.etcdLists === null && r.cacheLists === null)) {
+    reason = [...facts.resources.values()].map((r) => r.storageListsReason).find((x) => x !== null) ?? 'no list counters in the dumps';
+  }
+  return { dumps, apiservers: facts.apiservers.length, kubernetesVersion: facts.kubernetesVersion, resources: rows.slice(0, Math.max(top, 20)), deltasReason: reason };
+}
+
+function addMetricsMethod(m: Method, r: MetricsReport): void {
+  if (r.resources.some((x) => x.etcdLists !== null)) {
+    m.measured.push('objects fetched and returned per etcd list, between two metrics dumps of one apiserver: apiserver_storage_list_fetched_objects_total and _returned_objects_total ÷ apiserver_storage_list_total (these count the limit:1 revision reads of consistent reads too)');
+    m.measured.sort();
+  }
 }
 
 /** Worst first: most objects read from etcd, then most etcd requests, then most requests; ties by name. */
@@ -538,7 +639,7 @@ function markedIn(m: TimeSeries, spans: Array<[number, number]> | undefined): nu
 const INIT_ETCD_REASON = 'limit without selector while the watch cache (re)initialised after a restart (1.31+: delegated to etcd)';
 const CONTINUE_AFTER_RESTART_REASON = 'continue token within a minute of this apiserver’s restart (1.34+: older than its new cache’s snapshots, so etcd)';
 
-function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], state: ScanState, clusterNodes: number, o: ReportOptions, windows?: RestartWindows): GroupReport {
+function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], state: ScanState, clusterNodes: number, o: ReportOptions, windows?: RestartWindows, facts?: MetricsFacts | null): GroupReport {
   let etcd = 0;
   let cacheN = 0;
   let withoutRv = 0;
@@ -638,12 +739,12 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
   };
   // etcdScope is set by the first request served from etcd, so null means none was
   if (g.verb !== 'list' || etcdScope === null) return base;
-  amplify(base, g, etcdScope, aggs, state, clusterNodes, o);
+  amplify(base, g, etcdScope, aggs, state, clusterNodes, o, facts ?? null);
   return base;
 }
 
 /** Fills objects read/returned, bytes and the ratio for an etcd-served list group. */
-function amplify(r: GroupReport, g: ReadGroup, scope: 'all' | 'namespace' | 'single', aggs: EtcdAgg[], state: ScanState, clusterNodes: number, o: ReportOptions): void {
+function amplify(r: GroupReport, g: ReadGroup, scope: 'all' | 'namespace' | 'single', aggs: EtcdAgg[], state: ScanState, clusterNodes: number, o: ReportOptions, facts: MetricsFacts | null = null): void {
   const rk = resourceKeyOf(g.apiGroup, g.resource);
   if (scope === 'single') {
     r.objectsReadPerRequest = 1;
@@ -681,6 +782,13 @@ function amplify(r: GroupReport, g: ReadGroup, scope: 'all' | 'namespace' | 'sin
     objects = given;
     readSource = 'given';
   }
+  // No etcd log (managed control planes): the apiserver's own count of the objects under the prefix, which a
+  // list of the whole resource reads from etcd.
+  const counted = scope === 'all' ? facts?.resources.get(rk) : undefined;
+  if (objects === null && counted?.objects != null) {
+    objects = counted.objects.count;
+    readSource = 'metrics';
+  }
   if (objects === null && scope === 'all') {
     const full = state.fullListObjects.get(rk);
     if (full !== undefined) {
@@ -701,6 +809,11 @@ function amplify(r: GroupReport, g: ReadGroup, scope: 'all' | 'namespace' | 'sin
       bytes = null;
       bytesSource = null;
     }
+  }
+  if (bytes === null && readSource === 'metrics' && counted?.sizeEstimateBytes != null && counted.sizeEstimateBytes > 0) {
+    // apiserver_resource_size_estimate_bytes (1.34+): the bytes of all the resource's objects, what a full list reads
+    bytes = counted.sizeEstimateBytes;
+    bytesSource = 'metrics';
   }
   r.objectsReadPerRequest = objects === null ? null : round1(objects);
   r.figureSources.objectsRead = readSource;

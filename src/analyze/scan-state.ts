@@ -7,6 +7,7 @@ import { parseRequestQuery, parseRequestUri, type ListQuery } from '../model/req
 import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
 import { classifyLine } from '../parse/line-kind.js';
+import { looksLikePromApiResult, parsePromApiResult, type MetricSample } from '../parse/metrics.js';
 import { parseEtcdCapnslog, parseEtcdMessage, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
 import { ReadGroups, isWatchList, type GroupOverflow, type ReadGroup } from './read-groups.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
@@ -60,7 +61,16 @@ export interface InputStats {
   /** lines the compiled engine read, and lines it declined (read in JavaScript): for --verbose */
   engineRead: number;
   engineDeclined: number;
+  /** samples of the metrics the analysis reads (Prometheus text or API results: the apiserver's /metrics) */
+  metricSamples: number;
+  /** those samples, up to MAX_METRIC_SAMPLES an input (analyze/metrics.ts reads them) */
+  metrics: MetricSample[];
+  /** the file's modification time: when a metrics dump without timestamps was taken, unless its name says */
+  fileTimeMs: number | null;
 }
+
+/** Most metric samples kept per input: a /metrics dump holds a few thousand of the ones read. */
+export const MAX_METRIC_SAMPLES = 200_000;
 
 /** What a counted request looked like, for the DuckDB store. Reads carry their parsed query. */
 export interface RequestRow {
@@ -267,6 +277,9 @@ function addInputStats(a: InputStats, b: InputStats): void {
   for (const [k, n] of b.wrappers) a.wrappers.set(k, (a.wrappers.get(k) ?? 0) + n);
   a.engineRead += b.engineRead;
   a.engineDeclined += b.engineDeclined;
+  a.metricSamples += b.metricSamples;
+  for (const m of b.metrics) if (a.metrics.length < MAX_METRIC_SAMPLES) a.metrics.push(m);
+  a.fileTimeMs ??= b.fileTimeMs;
   for (const [k, n] of b.implausibleKinds) a.implausibleKinds.set(k, (a.implausibleKinds.get(k) ?? 0) + n);
   sketchMerge(a.sketch, b.sketch);
 }
@@ -301,6 +314,9 @@ function newInputStats(name: string): InputStats {
     wrappers: new Map(),
     engineRead: 0,
     engineDeclined: 0,
+    metricSamples: 0,
+    metrics: [],
+    fileTimeMs: null,
   };
 }
 
@@ -309,7 +325,7 @@ const bump = (m: Map<string, number>, k: string, n = 1): void => {
 };
 
 /** What a piece of text or a JSON value turned out to be; the line's accounting follows from it. */
-type ValueOutcome = 'audit' | 'etcd' | 'other' | 'blank' | 'skipped';
+type ValueOutcome = 'audit' | 'etcd' | 'metric' | 'other' | 'blank' | 'skipped';
 
 /** One thing inside a batch or a wrapper: text to read as a line, a value to read as JSON, or why it is neither. */
 type BatchItem = { text: string } | { value: unknown } | { skip: string };
@@ -752,6 +768,13 @@ export class ScanState {
     return 'other';
   }
 
+  /** Keeps one metric sample of the current input. */
+  private addMetric(m: MetricSample): void {
+    const inp = this.cur().input;
+    inp.metricSamples++;
+    if (inp.metrics.length < MAX_METRIC_SAMPLES) inp.metrics.push(m);
+  }
+
   /** Counts a line of a file that is known not to be a log (must-gather's timestamp, its listings). */
   addOtherLine(what: string): void {
     const inp = this.cur().input;
@@ -797,6 +820,9 @@ export class ScanState {
         this.addEtcd(e);
         return 'etcd';
       }
+      case 'metric':
+        this.addMetric(k.sample);
+        return 'metric';
       case 'unknown':
         this.lastReason = depth > 0 ? `${this.innerWrapper} record holds text of no known format` : terminated ? 'not a known format' : 'truncated last line';
         return 'skipped';
@@ -929,6 +955,16 @@ export class ScanState {
     if (o.properties !== null && typeof o.properties === 'object' && 'log' in (o.properties as object)) {
       this.wrapped(BATCH_WRAPPER.records!);
       return this.addBatch([o], where, BATCH_UNWRAP.records!, depth);
+    }
+    if (looksLikePromApiResult(o)) {
+      // a Prometheus HTTP API result (/api/v1/query or query_range): the apiserver metrics standing in for etcd's log
+      const r = parsePromApiResult(o);
+      if (r.error !== null) {
+        this.lastReason = `Prometheus query error: ${r.error.slice(0, 80)}`;
+        return 'skipped';
+      }
+      for (const m of r.samples) this.addMetric(m);
+      return 'metric';
     }
     if (isGkeEntry(o)) {
       this.wrapped('gke');

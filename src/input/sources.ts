@@ -11,6 +11,8 @@ export interface Source {
   name: string;
   path: string | null; // null for stdin
   sizeBytes: number | null;
+  /** the file's modification time (when a metrics dump without timestamps was taken); null for stdin */
+  mtimeMs?: number | null;
 }
 
 /** A path that could not be listed or opened; reported, and the scan goes on. */
@@ -68,7 +70,7 @@ export async function expandSources(args: string[], o: { keepMissing?: boolean }
       return;
     }
     seenFiles.add(id);
-    sources.push({ name: p, path: p, sizeBytes: st.isFile() ? st.size : null });
+    sources.push({ name: p, path: p, sizeBytes: st.isFile() ? st.size : null, mtimeMs: st.isFile() ? st.mtimeMs : null });
   };
   for (const a of args) {
     if (a === '-') sources.push({ name: '(stdin)', path: null, sizeBytes: null });

@@ -123,7 +123,7 @@ export class VersionEvidenceCollector {
 /** The version the classifier uses, and why. */
 export interface AssumedVersion {
   version: KubeVersion;
-  source: 'flag' | 'inferred' | 'default';
+  source: 'flag' | 'metrics' | 'inferred' | 'default';
   reason: string;
 }
 

@@ -4,6 +4,7 @@
  * name of each wrapper removed comes back with the line, so an input can say how it was read. */
 
 import { isCapnslogLine } from './etcd-line.js';
+import { isMetricsTextLine, parseMetricLine, type MetricSample } from './metrics.js';
 import { parseTimestampMs } from './time.js';
 
 export type LineKind =
@@ -17,6 +18,8 @@ export type LineKind =
   /** a CRI `F` line: the end of a line (whole, or the last part of one), to classify again without the prefix */
   | { kind: 'cri'; text: string }
   | { kind: 'other'; what: string }
+  /** a sample of a metric the analysis reads, from a Prometheus text dump (`kubectl get --raw /metrics`) */
+  | { kind: 'metric'; sample: MetricSample }
   | { kind: 'unknown' };
 
 // kubectl logs --timestamps and `aws logs tail --format short`: RFC 3339, then one space.
@@ -142,6 +145,12 @@ export function classifyLine(line: string, nowMs = Date.now(), year: number | nu
     }
     const m = ident === 'etcd' ? /^([a-z][\w./-]*): (?=\S)/.exec(rest) : null;
     if (m !== null) return { kind: 'capnslog-bare', pkg: m[1]!, text: rest.slice(m[0].length), tsMs, wrapper };
+  }
+  // A Prometheus text dump: the samples the analysis reads, and the rest recognised (a metric name holds '_').
+  if (!prefixed && (c === 35 || rest.indexOf('_') > 0)) {
+    const sample = parseMetricLine(rest);
+    if (sample !== null) return { kind: 'metric', sample };
+    if (isMetricsTextLine(rest) && (c === 35 || /^[a-zA-Z:]*_/.test(rest))) return { kind: 'other', what: 'prometheus metrics' };
   }
   // before "hostname {…}": a Go frame can look like one ("main.run(0xc000123, {0x1, 0x2})")
   if (GO_PANIC.test(rest)) return { kind: 'other', what: 'go-panic' };

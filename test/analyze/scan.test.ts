@@ -67,7 +67,7 @@ describe('the demo incident (fixtures/demo)', () => {
   it('classifies the same log differently when told it is 1.31 with a current etcd', async () => {
     const r = await scan(['--kube-version', '1.31', '--etcd-version', '3.5.13', 'fixtures/demo']);
     const g = r.listGroups.find((x) => x.userAgent.startsWith('vector/'))!;
-    expect(g.servedFrom).toEqual({ etcd: 0, cache: 1300, unknown: 0 });
+    expect(g.servedFrom).toEqual({ etcd: 0, cache: 1300, unknown: 0, rejected: 0 });
     expect(g.amplification).toBeNull();
   });
 });
