@@ -125,6 +125,31 @@ export function etcdRangeRow(e: EtcdRangeReport, esc: (s: string) => string): st
   return [esc(e.key), esc(e.resource || '–'), formatCount(e.reads), orDash(e.objectsPerRead, formatCount), orDash(e.bytesPerRead, formatBytes), orDash(e.tookMsMax, (x) => x.toFixed(1)), esc(note)];
 }
 
+/** Column heads of the metrics table (the apiserver's /metrics dumps), in every renderer. */
+export const METRICS_HEAD = ['resource', 'objects', 'etcd lists', 'fetched/list', 'returned/list', 'ratio', 'cache lists'];
+export const METRICS_NUMERIC = new Set([1, 2, 3, 4, 5, 6]);
+
+/** One resource of the metrics dumps: its objects, and its lists between the first and last dump. */
+export function metricsRow(m: NonNullable<ScanReport['metrics']>['resources'][number], esc: (s: string) => string): string[] {
+  const e = m.etcdLists;
+  return [
+    esc(m.resource),
+    orDash(m.objects, formatCount),
+    orDash(e?.lists ?? null, formatCount),
+    orDash(e?.fetchedPerList ?? null, formatCount),
+    orDash(e?.returnedPerList ?? null, formatCount),
+    orDash(e?.amplification ?? null, formatRatio),
+    orDash(m.cacheLists?.lists ?? null, formatCount),
+  ];
+}
+
+/** The line above the metrics table: how many dumps, of how many apiservers, over what span. */
+export function metricsCaption(r: NonNullable<ScanReport['metrics']>): string {
+  const span = r.resources.find((x) => x.etcdLists !== null)?.etcdLists;
+  const when = span ? `; lists between ${span.from.slice(0, 19).replace('T', ' ')} and ${span.to.slice(11, 19)} UTC` : r.deltasReason ? `; no lists counted between dumps: ${r.deltasReason}` : '';
+  return `${plural(r.dumps, 'dump')} of ${plural(r.apiservers, 'apiserver')}${r.kubernetesVersion ? ` (${r.kubernetesVersion})` : ''}${when}.`;
+}
+
 /** "1 request" / "2 requests". */
 export const plural = (n: number, one: string, many = `${one}s`): string => `${formatCount(n)} ${n === 1 ? one : many}`;
 

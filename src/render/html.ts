@@ -5,6 +5,10 @@
 
 import { apfWarranted, clientName, nothingRead, type GroupReport, type ScanReport } from '../analyze/report.js';
 import {
+  METRICS_HEAD,
+  METRICS_NUMERIC,
+  metricsCaption,
+  metricsRow,
   APF_POINTER,
   etcdRangeRow,
   ETCD_RANGE_HEAD,
@@ -162,6 +166,10 @@ export function renderHtml(r: ScanReport): string {
     out.push('<h2 id="etcd">Slow etcd reads by range</h2>');
     out.push(table(ETCD_RANGE_HEAD, r.etcdRanges.map((e) => etcdRangeRow(e, h)), ETCD_RANGE_NUMERIC));
   }
+  if (r.metrics !== null && r.metrics.resources.length > 0) {
+    out.push('<h2 id="metrics">Apiserver metrics</h2>', `<p>${h(metricsCaption(r.metrics))}</p>`);
+    out.push(table(METRICS_HEAD, r.metrics.resources.slice(0, 10).map((m) => metricsRow(m, h)), METRICS_NUMERIC));
+  }
   out.push('<h2 id="inputs">Inputs</h2>');
   out.push(
     table(
@@ -173,7 +181,7 @@ export function renderHtml(r: ScanReport): string {
         formatCount(i.etcdEntries),
         formatCount(i.otherLines),
         formatCount(i.skippedLines + i.skippedItems),
-        h([i.gzip ? 'gzip' : '', wrapperNote(i.wrappers), i.error !== null ? `error: ${i.error}` : ''].filter((x) => x).join(', ')),
+        h([i.gzip ? 'gzip' : '', wrapperNote(i.wrappers), i.metricSamples > 0 ? `${formatCount(i.metricSamples)} metric samples` : '', i.error !== null ? `error: ${i.error}` : ''].filter((x) => x).join(', ')),
       ]),
       new Set([1, 2, 3, 4, 5]),
     ),

@@ -4,6 +4,10 @@
 
 import { apfWarranted, nothingRead, type ScanReport } from '../analyze/report.js';
 import {
+  METRICS_HEAD,
+  METRICS_NUMERIC,
+  metricsCaption,
+  metricsRow,
   APF_POINTER,
   etcdRangeRow,
   ETCD_RANGE_HEAD,
@@ -96,6 +100,10 @@ export function renderMarkdown(r: ScanReport, o: MarkdownOptions = { showApf: tr
     out.push('## Slow etcd reads by range', '');
     out.push(table(ETCD_RANGE_HEAD, r.etcdRanges.map((e) => etcdRangeRow(e, md)), ETCD_RANGE_NUMERIC), '');
   }
+  if (r.metrics !== null && r.metrics.resources.length > 0) {
+    out.push('## Apiserver metrics', '', md(metricsCaption(r.metrics)), '');
+    out.push(table(METRICS_HEAD, r.metrics.resources.slice(0, 10).map((m) => metricsRow(m, md)), METRICS_NUMERIC), '');
+  }
   out.push('## Inputs', '');
   out.push(
     table(
@@ -107,7 +115,7 @@ export function renderMarkdown(r: ScanReport, o: MarkdownOptions = { showApf: tr
         formatCount(i.etcdEntries),
         formatCount(i.otherLines),
         formatCount(i.skippedLines + i.skippedItems),
-        md([i.gzip ? 'gzip' : '', wrapperNote(i.wrappers), i.error !== null ? `error: ${i.error}` : ''].filter((x) => x).join(', ')),
+        md([i.gzip ? 'gzip' : '', wrapperNote(i.wrappers), i.metricSamples > 0 ? `${formatCount(i.metricSamples)} metric samples` : '', i.error !== null ? `error: ${i.error}` : ''].filter((x) => x).join(', ')),
       ]),
       new Set([1, 2, 3, 4, 5]),
     ),

@@ -5,7 +5,7 @@ import type { ChalkInstance } from 'chalk';
 import { apfWarranted, nothingRead, type AnyFinding, type GroupReport, type ScanReport } from '../analyze/report.js';
 import { sparkline } from './sparkline.js';
 import { squeeze } from '../analyze/time-analysis.js';
-import { APF_POINTER, etcdRangeRow, evidenceText, formatCount, formatRatio, incidentWhen, methodText, msCell, noFindingsText, noRvCell, orDash, overviewLines, plural, queryUnknownNote, readTotalText, servedCell, shortTime, whatIfText, wrapperNote } from './format.js';
+import { APF_POINTER, etcdRangeRow, metricsCaption, metricsRow, evidenceText, formatCount, formatRatio, incidentWhen, methodText, msCell, noFindingsText, noRvCell, orDash, overviewLines, plural, queryUnknownNote, readTotalText, servedCell, shortTime, whatIfText, wrapperNote } from './format.js';
 import { safeText } from './text-safety.js';
 import { cutEnd, drawTable as layTable, vw, wrapLines, type Col } from './layout.js';
 
@@ -186,6 +186,22 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
     out.push('');
   }
 
+  if (r.metrics !== null && r.metrics.resources.length > 0) {
+    out.push(c.bold.underline('Apiserver metrics'));
+    para(metricsCaption(r.metrics), '', '', (x) => x);
+    const mcols: Col[] = [
+      { head: 'resource', min: 10, flex: 2, cut: 'middle' },
+      { head: 'objects', min: 7, flex: 0, align: 'right' },
+      { head: 'etcd lists', min: 10, flex: 0, align: 'right' },
+      { head: 'fetched/list', min: 12, flex: 0, align: 'right', drop: 3 },
+      { head: 'returned/list', min: 13, flex: 0, align: 'right', drop: 2 },
+      { head: 'ratio', min: 5, flex: 0, align: 'right' },
+      { head: 'cache lists', min: 11, flex: 0, align: 'right', drop: 1 },
+    ];
+    out.push(layTable(mcols, r.metrics.resources.slice(0, 10).map((m) => metricsRow(m, safeText)), W, c.bold));
+    out.push('');
+  }
+
   // inputs in one folder are named from it, so a narrow column shows what tells them apart
   const dir = commonDir(r.inputs.map((i) => i.name));
   out.push(c.bold.underline('Inputs') + (dir === '' ? '' : ` (in ${safeText(dir)})`));
@@ -205,7 +221,7 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
     formatCount(i.etcdEntries),
     formatCount(i.otherLines),
     formatCount(i.skippedLines + i.skippedItems),
-    safeText([i.gzip ? 'gzip' : '', i.format === 'documents' ? 'JSON documents' : '', wrapperNote(i.wrappers), i.error !== null ? `error: ${i.error}` : ''].filter((x) => x).join(', ')),
+    safeText([i.gzip ? 'gzip' : '', i.format === 'documents' ? 'JSON documents' : '', wrapperNote(i.wrappers), i.metricSamples > 0 ? `${formatCount(i.metricSamples)} metric samples` : '', i.error !== null ? `error: ${i.error}` : ''].filter((x) => x).join(', ')),
   ]);
   out.push(layTable(icols, irows, W, c.bold));
   out.push('');

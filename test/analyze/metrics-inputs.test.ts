@@ -120,6 +120,19 @@ describe('metrics dumps in place of the etcd log', () => {
     expect(withMetrics.metrics.resources[1]).toMatchObject({ resource: 'deployments', objects: 400, etcdLists: { lists: 0, fetchedPerList: null } });
   });
 
+  it('every format shows the metrics: the caption, a row per resource, the samples per input', async () => {
+    const [a, b] = dumps('1.29');
+    const dir = folder({ 'audit.log': auditLog(), 'metrics-20261130T120000Z.txt': a, 'metrics-20261130T120100Z.txt': b });
+    const md = (await runCli(['-o', 'markdown', '--kube-version', '1.29', dir])).stdout;
+    expect(md).toContain('## Apiserver metrics\n\n2 dumps of 1 apiserver (v1.29.4); lists between 2026-11-30 12:00:00 and 12:01:00 UTC.');
+    expect(md).toContain('| pods | 7,130 | 80 | 7,130 | 110 | 64.8× | 12 |');
+    expect(md).toContain('| 11 metric samples |');
+    const html = (await runCli(['-o', 'html', '--kube-version', '1.29', dir])).stdout;
+    expect(html).toContain('<h2 id="metrics">Apiserver metrics</h2>');
+    const table = (await runCli(['--kube-version', '1.29', dir])).stdout;
+    expect(table).toMatch(/pods\s+7,130\s+80\s+7,130\s+110\s+64\.8×\s+12/);
+  });
+
   it('1.34 label sets: the same figures, the bytes from the size estimate, the version from the dumps', async () => {
     const [a, b] = dumps('1.34');
     const rep = await scan([folder({ 'audit.log': auditLog(), 'metrics-20261130T120000Z.txt': a, 'metrics-20261130T120100Z.txt': b })]);
