@@ -1,7 +1,8 @@
 /*! Diagnostics on stderr only: per-input skip summaries, input errors, and --verbose per-line reasons. */
 
 import type { ScanReport } from './analyze/report.js';
-import { formatCount, nothingRead } from './analyze/report.js';
+import { filteredAway, formatCount, nothingRead } from './analyze/report.js';
+import { filterNote } from './render/format.js';
 import { safeText, truncate } from './render/text-safety.js';
 
 /** Formats the end-of-scan summary lines (empty when nothing was skipped or failed). */
@@ -31,6 +32,7 @@ export function summarizeDiagnostics(r: ScanReport): string[] {
     }
   }
   if (r.inputs.length > 1 && nothingRead(r)) out.push('audit-scan: nothing to analyse: no input held audit events or etcd entries');
+  if (r.filters !== null && !nothingRead(r)) out.push(`audit-scan: ${filteredAway(r) ? 'nothing to analyse: ' : ''}${safeText(filterNote(r.filters, r.totals))}`);
   if (r.groupsCapped !== null) {
     const n = Object.values(r.groupsCapped.foldedRequests).reduce((a, b) => a + b, 0);
     out.push(`audit-scan: group cap hit (--max-groups): ${formatCount(r.groupsCapped.foldedGroups)} small groups with ${formatCount(n)} requests were folded into "other"; a kept group's count may be short by up to ${formatCount(r.groupsCapped.maxCountError)}`);

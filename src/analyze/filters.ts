@@ -62,3 +62,19 @@ export function parseDurationFlag(s: string): number | null {
   const f = { ms: 1, s: 1000, m: 60000, h: 3600000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
   return Number(m[1]) * f;
 }
+
+/** The filters as flags, for the report and stderr: ["--since 2026-11-30T10:01:00.000Z", "--verb list"]. */
+export function describeFilters(f: FilterSpec): string[] {
+  const out: string[] = [];
+  if (f.sinceMs !== null) out.push(`--since ${new Date(f.sinceMs).toISOString()}`);
+  if (f.untilMs !== null) out.push(`--until ${new Date(f.untilMs).toISOString()}`);
+  if (f.users.length > 0) out.push(`--user ${f.users.join(',')}`);
+  if (f.verbs.length > 0) out.push(`--verb ${f.verbs.join(',')}`);
+  if (f.resources.length > 0) out.push(`--resource ${f.resources.join(',')}`);
+  if (f.namespaces.length > 0) out.push(`--namespace ${f.namespaces.join(',')}`);
+  return out;
+}
+
+/** The verbs an audit event can carry: a resource request's (RequestInfo) or a non-resource request's lowercase
+ * HTTP method. --verb takes only these, so a typo is a usage error rather than an empty report. */
+export const AUDIT_VERBS: readonly string[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'post', 'put', 'head', 'options'];

@@ -15,6 +15,7 @@ import type { Redactor } from './redact.js';
 import { formatKubeVersion, inferKubeVersion, parseKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
 import { formatTimestamp } from '../parse/time.js';
 import { metricsFacts, type ListDelta, type MetricsDump, type MetricsFacts } from './metrics.js';
+import { describeFilters } from './filters.js';
 import { describeInput, inputYielded } from './input-kind.js';
 
 export const SCHEMA_VERSION = 1;
@@ -297,6 +298,16 @@ export interface ScanReport {
   liveWindow?: LiveWindow;
   /** what the apiserver's /metrics dumps say, per resource; null when no input held any */
   metrics: MetricsReport | null;
+  /** the filters given, and what they left out; null when none was given */
+  filters: FiltersReport | null;
+}
+
+/** What the filters did: the requests (and etcd lines) they left out of a log that covers `totals.firstSeen` to
+ * `totals.lastSeen`. Versions, nodes and object counts are taken from every line read, filtered or not. */
+export interface FiltersReport {
+  applied: string[];
+  requestsLeftOut: number;
+  etcdLinesLeftOut: number;
 }
 
 /** The metrics dumps: object counts, and between two dumps of one apiserver what its LISTs fetched and returned. */
@@ -509,10 +520,26 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     whatIf: whatIf(fixed),
     method: methodOf(lists, head.kubernetes),
     metrics: metricsReportOf(facts, dumps.length, o.top),
+    filters: filtersReportOf(state),
   };
   if (report.metrics !== null) addMetricsMethod(report.method, report.metrics);
+  if (report.filters !== null) {
+    report.method.measured.push(`the Kubernetes and etcd versions, the nodes and the object counts of full lists: every line read, before the filters (${report.filters.applied.join(' ')})`);
+    report.method.measured.sort();
+  }
   if (o.windowMs !== undefined) report.liveWindow = liveWindowOf(state, index, o.windowMs, o.top, firstMs, lastMs);
   return report;
+}
+
+function filtersReportOf(state: ScanState): FiltersReport | null {
+  const applied = describeFilters(state.timeOptions.filter);
+  if (applied.length === 0) return null;
+  return { applied, requestsLeftOut: state.counters.filteredOut, etcdLinesLeftOut: state.counters.etcdFilteredOut };
+}
+
+/** true when the filters left out every request and every etcd read there was: nothing is left to clear. */
+export function filteredAway(r: Pick<ScanReport, 'filters' | 'totals'>): boolean {
+  return r.filters !== null && r.totals.requests === 0 && r.totals.etcdSlowRanges + r.totals.etcdInternalRanges === 0 && r.filters.requestsLeftOut + r.filters.etcdLinesLeftOut > 0;
 }
 
 /** Each input's metric samples as one dump: taken when its samples say, else when its name says

@@ -7,6 +7,7 @@ import { parseRequestQuery, parseRequestUri, type ListQuery } from '../model/req
 import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
 import { classifyLine } from '../parse/line-kind.js';
+import { describeEtcdKey } from '../model/etcd-key.js';
 import { looksLikePromApiResult, parsePromApiResult, type MetricSample } from '../parse/metrics.js';
 import { parseEtcdCapnslog, parseEtcdMessage, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
 import { ReadGroups, isWatchList, type GroupOverflow, type ReadGroup } from './read-groups.js';
@@ -111,6 +112,8 @@ export interface Counters {
   requests: number;
   /** requests left out by --since/--until/--user/--verb/--resource/--namespace */
   filteredOut: number;
+  /** etcd lines the filters left out (--since/--until, --resource/--namespace) */
+  etcdFilteredOut: number;
   pendingEvicted: number;
   byVerb: Map<string, number>;
   tokenRequests: number;
@@ -343,7 +346,7 @@ export class ScanState {
   readonly clusterNodes = new Set<string>();
   /** resource key → most objects seen in one unfiltered, complete list response (RequestResponse level). */
   readonly fullListObjects = new Map<string, number>();
-  readonly counters: Counters = { requests: 0, filteredOut: 0, pendingEvicted: 0, byVerb: new Map(), tokenRequests: 0 };
+  readonly counters: Counters = { requests: 0, filteredOut: 0, etcdFilteredOut: 0, pendingEvicted: 0, byVerb: new Map(), tokenRequests: 0 };
   /** time: every counted request, TokenRequests, lists per resource, and per input lists and watch ends */
   readonly time: TimeState;
   readonly userAgents = new Map<string, number>();
@@ -682,6 +685,7 @@ export class ScanState {
     for (const [k, n] of o.fullListObjects) if ((this.fullListObjects.get(k) ?? -1) < n) this.fullListObjects.set(k, n);
     this.counters.requests += o.counters.requests;
     this.counters.filteredOut += o.counters.filteredOut;
+    this.counters.etcdFilteredOut += o.counters.etcdFilteredOut;
     const t = this.time;
     t.all.merge(o.time.all);
     t.tokens.merge(o.time.tokens);
@@ -1075,10 +1079,25 @@ export class ScanState {
         e = { ...e, tsMs: null };
       }
     }
+    // The version and the span of the log describe the cluster and the log: taken before any filter.
+    if (e.kind !== 'range' && e.version !== undefined) bump(this.etcdVersions, e.version);
+    if (e.tsMs !== null) {
+      this.touchTime(s.input, e.tsMs);
+      sketchAdd(s.input.sketch, e.tsMs);
+    }
+    // One rule for both logs: a filter applies to every line that carries its field. etcd's lines carry a time and
+    // a key (its resource and namespace), never a user or a verb: --user and --verb keep every etcd line.
     const f = this.timeOptions.filter;
     if (e.tsMs !== null && ((f.sinceMs !== null && e.tsMs < f.sinceMs) || (f.untilMs !== null && e.tsMs >= f.untilMs))) {
       s.input.otherLines++;
       bump(s.input.otherKinds, 'etcd outside --since/--until');
+      this.counters.etcdFilteredOut++;
+      return;
+    }
+    if (e.kind === 'range' && (f.resources.length > 0 || f.namespaces.length > 0) && !etcdKeyPasses(e.key, e.rangeEnd, this.etcdPrefix, f)) {
+      s.input.otherLines++;
+      bump(s.input.otherKinds, 'etcd outside --resource/--namespace');
+      this.counters.etcdFilteredOut++;
       return;
     }
     if (e.kind === 'range') {
@@ -1087,11 +1106,6 @@ export class ScanState {
     } else {
       s.input.otherLines++;
       bump(s.input.otherKinds, `etcd ${e.what}`);
-      if (e.version !== undefined) bump(this.etcdVersions, e.version);
-    }
-    if (e.tsMs !== null) {
-      this.touchTime(s.input, e.tsMs);
-      sketchAdd(s.input.sketch, e.tsMs);
     }
   }
 
@@ -1251,8 +1265,13 @@ export class ScanState {
       // Events without an auditID get per-thread names: not comparable across inputs, so not fingerprinted.
       if (inp !== undefined && this.timeOptions.fingerprint === true && !e.auditID.startsWith(NO_ID)) fingerprintAdd(inp.fingerprint, t, e.auditID);
     }
+    // What describes the cluster (the versions its components run, its nodes, a full list's size) is taken from
+    // every request read, before any filter: a filter chooses the requests reported, never the rules they are
+    // judged by.
+    if (e.userAgent.length > 0 || e.username.length > 0) this.versions.add(e.username, e.userAgent);
     if (this.filter !== null && !this.filter(e)) {
       c.filteredOut++;
+      this.clusterFacts(e);
       return;
     }
     c.requests++;
@@ -1266,7 +1285,6 @@ export class ScanState {
     }
     bump(c.byVerb, e.verb);
     if (e.userAgent.length > 0 || e.username.length > 0) {
-      this.versions.add(e.username, e.userAgent);
       const ua = e.userAgent.length > 0 ? e.userAgent : NO_UA + e.username;
       if (this.userAgents.size < 100_000 || this.userAgents.has(ua)) bump(this.userAgents, ua);
     }
@@ -1311,6 +1329,26 @@ export class ScanState {
     this.countRead(e, path.resource, path.apiGroup, path.namespace, parsed.query, node, inputIndex);
   }
 
+  /** The cluster facts of a request a filter left out: the node it speaks for, and a full list's size. */
+  private clusterFacts(e: AuditEvent): void {
+    const node = e.nodeName ?? (e.username.startsWith('system:node:') ? e.username.slice(12) : null);
+    if (node !== null) this.clusterNodes.add(node);
+    if (e.verb !== 'list' || e.returnedItems === null || e.subresource.length > 0) return;
+    const parsed = parseRequestUri(e.requestURI);
+    const resource = e.resource || parsed.path.resource;
+    if (resource.length > 0) this.noteFullList(e, resource, e.apiGroup || parsed.path.apiGroup, e.namespace || parsed.path.namespace, e.query ?? parsed.query);
+  }
+
+  /** A complete, unfiltered list of a whole resource says how many objects it has. */
+  private noteFullList(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery): void {
+    if (e.returnedItems === null || (q.fieldSelector ?? '').trim() !== '' || (q.labelSelector ?? '').trim() !== '' || (q.shardSelector ?? null) !== null || namespace !== '' || q.continueToken) return;
+    const total = e.returnedItems + (e.remainingItems ?? 0);
+    if (q.limit === 0 || e.remainingItems !== null || e.returnedItems < q.limit) {
+      const rk = resourceKeyOf(apiGroup, resource);
+      if ((this.fullListObjects.get(rk) ?? -1) < total) this.fullListObjects.set(rk, total);
+    }
+  }
+
   /** A read (list, get, watch) of a resource: the groups, the time series and the full-list sizes. */
   private countRead(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery, node: string | null, inputIndex: number): void {
     let sel = e.selectorKey === undefined ? describeSelectors(q.fieldSelector, q.labelSelector) : this.selectorsOf(e.selectorKey, q);
@@ -1319,19 +1357,30 @@ export class ScanState {
     if (node === null && sel.node !== null) node = sel.node;
     if (node !== null) this.clusterNodes.add(node);
     if (resource === 'nodes' && e.name.length > 0 && apiGroup === '') this.clusterNodes.add(e.name);
-    if (e.verb === 'list' && e.returnedItems !== null && !sel.hasFieldSelector && !sel.hasLabelSelector && namespace === '' && !q.continueToken) {
-      const total = e.returnedItems + (e.remainingItems ?? 0);
-      if (q.limit === 0 || e.remainingItems !== null || e.returnedItems < q.limit) {
-        const rk = resourceKeyOf(apiGroup, resource);
-        if ((this.fullListObjects.get(rk) ?? -1) < total) this.fullListObjects.set(rk, total);
-      }
-    }
+    if (e.verb === 'list') this.noteFullList(e, resource, apiGroup, namespace, q);
     if ((e.verb === 'list' || isWatchList(e.verb, q, e.code)) && e.receivedMs !== null) {
       this.seriesIn(this.time.listsByResource as Map<string | number, TimeSeries>, resourceKeyOf(apiGroup, resource)).add(e.receivedMs);
     }
     this.groups.add(e, resource, apiGroup, namespace, q, sel, node, inputIndex);
     this.sink?.request({ e, input: inputIndex, resource, apiGroup, namespace, query: q, selector: sel, node });
   }
+}
+
+/** Whether an etcd read's key is of a resource and namespace the filters keep. A cluster-wide range is in no
+ * namespace (as a cluster-wide list is not, on the audit side). Resources are named as --resource takes them:
+ * pods, deployments.apps, widgets.example.com, or a custom resource's plural alone. */
+export function etcdKeyPasses(key: string, rangeEnd: string | null, etcdPrefix: string | null, f: Pick<FilterSpec, 'resources' | 'namespaces'>): boolean {
+  const d = describeEtcdKey(key, rangeEnd, etcdPrefix);
+  if (f.namespaces.length > 0 && (d.namespace === null || !f.namespaces.includes(d.namespace))) return false;
+  if (f.resources.length === 0) return true;
+  const rk = d.resourceKey;
+  return f.resources.some((v) => {
+    if (v === rk) return true;
+    const dot = v.indexOf('.');
+    if (dot < 0) return rk.endsWith(`/${v}`);
+    const plural = v.slice(0, dot);
+    return rk === plural || rk === `${v.slice(dot + 1)}/${plural}`;
+  });
 }
 
 /** Most (fieldSelector, labelSelector) descriptions remembered per scan. */

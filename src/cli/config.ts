@@ -2,7 +2,7 @@
 
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../errors.js';
-import { parseDurationFlag, parseTimeFlag } from '../analyze/filters.js';
+import { AUDIT_VERBS, parseDurationFlag, parseTimeFlag } from '../analyze/filters.js';
 import type { TimeOptions } from '../analyze/scan-state.js';
 import { parseKubeVersion, type KubeVersion } from '../model/kube-version.js';
 
@@ -125,7 +125,10 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     syslogYear = Number(raw.syslogYear);
     if (!/^\d{4}$/.test(String(raw.syslogYear)) || syslogYear < 1971) throw new UsageError(`--syslog-year: expected a year like 2026 (got ${JSON.stringify(raw.syslogYear)})`);
   }
-  const time: TimeOptions = { filter: { sinceMs, untilMs, users: list(raw.user), verbs: list(raw.verb), resources: list(raw.resource), namespaces: list(raw.namespace) }, bucketMs, gapMs, nowMs, syslogYear };
+  const verbs = list(raw.verb);
+  const badVerb = verbs.find((v) => !AUDIT_VERBS.includes(v));
+  if (badVerb !== undefined) throw new UsageError(`--verb: ${JSON.stringify(badVerb)} is no verb an audit event carries; expected one or more of ${AUDIT_VERBS.join(', ')}`);
+  const time: TimeOptions = { filter: { sinceMs, untilMs, users: list(raw.user), verbs, resources: list(raw.resource), namespaces: list(raw.namespace) }, bucketMs, gapMs, nowMs, syslogYear };
   const follow = raw.follow === true ? { intervalMs: dur('interval', raw.interval ?? '2s', 100), windowMs: dur('window', raw.window ?? '5m', 1000) } : null;
   const maxGroups = Number(raw.maxGroups ?? 50000);
   if (!Number.isInteger(maxGroups) || maxGroups < 10) throw new UsageError(`--max-groups: expected a whole number ≥ 10 (got ${JSON.stringify(raw.maxGroups)})`);

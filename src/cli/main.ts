@@ -108,7 +108,7 @@ export async function run(argv: string[], io: IO): Promise<number> {
     }
     const outcome = await runScan(cfg, io.stdin, errText, version, io.signal, io.stderrIsTTY === true);
     try {
-      await writeAll(io.stdout, outcome.stdout);
+      if (!outcome.unreadable) await writeAll(io.stdout, outcome.stdout);
     } catch (err) {
       errText(`audit-scan: cannot write output: ${(err as Error).message}\n`);
       return 2;

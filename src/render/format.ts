@@ -1,6 +1,6 @@
 /*! Number and time formatting shared by the human-readable renderers. */
 
-import { formatBytes, formatCount, type EtcdRangeReport, type GroupReport, type ScanReport } from '../analyze/report.js';
+import { filteredAway, formatBytes, formatCount, type EtcdRangeReport, type GroupReport, type ScanReport } from '../analyze/report.js';
 
 export { formatBytes, formatCount };
 
@@ -33,10 +33,21 @@ export function noRvCell(g: Pick<GroupReport, 'servedFrom' | 'withoutResourceVer
 }
 
 /** The line under Findings when there is none: nothing read, nothing heavy, or nothing knowable (GKE). */
-export function noFindingsText(r: Pick<ScanReport, 'inputs' | 'totals'>, nothing: boolean): string {
+export function noFindingsText(r: Pick<ScanReport, 'inputs' | 'totals' | 'filters'>, nothing: boolean): string {
   if (nothing) return 'Nothing to analyse: no input held audit events or etcd entries.';
+  const f = r.filters ?? null;
+  if (f !== null && filteredAway({ filters: f, totals: r.totals })) return `Nothing to analyse: ${filterNote(f, r.totals)}`;
+  if (f !== null) return `No client reads etcd heavily in what the filters kept (${filterNote(f, r.totals)})`;
   if (r.totals.readsQueryUnknown > 0) return `No finding from what the log holds: it does not say where ${formatCount(r.totals.readsQueryUnknown)} reads were served (see the note on the query string).`;
   return 'No client reads etcd heavily in this log.';
+}
+
+/** "the filters (--since …) left out 1,234 of 1,234 requests and 5 etcd lines; the log covers A – B." */
+export function filterNote(f: NonNullable<ScanReport['filters']>, t: ScanReport['totals']): string {
+  const all = f.requestsLeftOut + t.requests;
+  const etcd = f.etcdLinesLeftOut > 0 ? ` and ${plural(f.etcdLinesLeftOut, 'etcd line')}` : '';
+  const span = t.firstSeen !== null && t.lastSeen !== null ? `; the log covers ${t.firstSeen} – ${t.lastSeen}` : '';
+  return `the filters (${f.applied.join(' ')}) left out ${formatCount(f.requestsLeftOut)} of ${plural(all, 'request')}${etcd}${span}.`;
 }
 
 /** A served-from count; "?" marks reads whose query the log did not keep, so where they were served is unknown. */

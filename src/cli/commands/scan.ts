@@ -15,7 +15,7 @@ import { Redactor } from '../../analyze/redact.js';
 import type { ScanConfig } from '../config.js';
 import { type TimeOptions } from '../../analyze/scan-state.js';
 import { findCopies, fingerprintTotal } from '../../analyze/fingerprint.js';
-import { formatCount, nothingRead } from '../../analyze/report.js';
+import { filteredAway, formatCount, nothingRead } from '../../analyze/report.js';
 import { safeText } from '../../render/text-safety.js';
 import { attachEngine } from '../../engine/engine.js';
 import type { InputFailure } from '../../scan.js';
@@ -31,6 +31,9 @@ export interface ScanOutcome {
   nothingRead: boolean;
   /** --apf-out could not write its files: exit 2, as for a write error on stdout */
   writeFailed: boolean;
+  /** no input could be read at all (missing, unreadable): no report goes to stdout, so `> report.html` is not
+   * left holding a page about nothing */
+  unreadable: boolean;
 }
 
 /** Runs a scan end to end. `writeErr` receives --verbose lines as they happen. */
@@ -109,7 +112,18 @@ export async function runScan(
   if (apf !== null) diagnostics.push(apf.message);
   const stdout = await renderReport(report, cfg);
   const hardProblems = problems.filter((p) => !p.message.startsWith('same file'));
-  return { stdout, diagnostics, report, inputFailed: failures.length > 0 || hardProblems.length > 0, interrupted: signal?.aborted === true, nothingRead: report.inputs.length > 0 && nothingRead(report), writeFailed: apf !== null && !apf.ok };
+  const inputFailed = failures.length > 0 || hardProblems.length > 0;
+  return {
+    stdout,
+    diagnostics,
+    report,
+    inputFailed,
+    interrupted: signal?.aborted === true,
+    // the filters leaving nothing is no all-clear either: exit 1, as when nothing was read
+    nothingRead: report.inputs.length > 0 && (nothingRead(report) || filteredAway(report)),
+    writeFailed: apf !== null && !apf.ok,
+    unreadable: inputFailed && report.inputs.every((i) => i.error !== null && i.lines === 0),
+  };
 }
 
 /** What the report needs of the configuration (the scan's and --follow's). */
