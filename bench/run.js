@@ -60,9 +60,9 @@ async function generate() {
 const JQ = 'select(.stage=="ResponseComplete" and .verb=="list") | [.userAgent, (if (.user.username|startswith("system:node:")) then "system:node:<node>" else .user.username end), .objectRef.resource, ((.requestURI|capture("fieldSelector=(?<f>[^&]*)").f // "") | gsub("spec.nodeName%3D[^&,]*";"spec.nodeName=<node>")), (if (.requestURI|test("[?&]resourceVersion=")) then "rv" else "norv" end)] | @tsv';
 
 const tools = {
-  'audit-scan': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '-n', '1000', f]),
-  'audit-scan -j1': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '-n', '1000', '-j', '1', f]),
-  'audit-scan --engine js': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '-n', '1000', '--engine', 'js', f]),
+  'audit-scan': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '--top', '1000', f]),
+  'audit-scan -j1': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '--top', '1000', '-j', '1', f]),
+  'audit-scan --engine js': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '--top', '1000', '--engine', 'js', f]),
   duckdb: (f) => sh(process.execPath, [join(here, 'duckdb-query.mjs'), f]),
   jq: (f) => sh('sh', ['-c', `jq -r '${JQ}' ${f} | sort | uniq -c`]),
   'audit-scan load': (f) => {

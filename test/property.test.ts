@@ -15,7 +15,7 @@ async function scan(args: string[], stdin: Readable | null = null, env: Record<s
   let out = '';
   const stdout = new Writable({ write: (c, _e, cb) => ((out += c), cb()) });
   const stderr = new Writable({ write: (_c, _e, cb) => cb() });
-  const code = await run(['-o', 'json', '-n', '100', ...args], { stdin: stdin ?? Readable.from([]), stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, columns: undefined, env });
+  const code = await run(['-o', 'json', '--top', '100', ...args], { stdin: stdin ?? Readable.from([]), stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, columns: undefined, env });
   expect(code).toBe(0);
   return JSON.parse(out) as ScanReport;
 }

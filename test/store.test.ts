@@ -22,7 +22,7 @@ describe('load + sql', () => {
     const l = await runCli(['load', '--db', f, 'fixtures/demo']);
     expect(l.code).toBe(0);
     expect(l.stderr).toContain('loaded 807 requests');
-    const scan = JSON.parse((await runCli(['-o', 'json', '-n', '100', 'fixtures/demo'])).stdout);
+    const scan = JSON.parse((await runCli(['-o', 'json', '--top', '100', 'fixtures/demo'])).stdout);
     const rows = await sql(f, 'SELECT user_agent, username, resource, selector, requests, nodes, without_rv, etcd, cache FROM list_groups');
     const fromScan = scan.listGroups.map((g: any) => ({ user_agent: g.userAgent, username: g.username, resource: g.resource, selector: g.selector, requests: g.requests, nodes: g.nodes, without_rv: g.withoutResourceVersion, etcd: g.servedFrom.etcd, cache: g.servedFrom.cache }));
     const key = (x: any) => `${x.user_agent}|${x.username}|${x.resource}|${x.selector}`;

@@ -113,8 +113,10 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
   const untilMs = timeFlag('until', raw.until);
   if (sinceMs !== null && untilMs !== null && untilMs <= sinceMs) throw new UsageError('--until: must be after --since');
   const dur = (name: string, v: unknown, min: number): number => {
-    const ms = parseDurationFlag(String(v));
-    if (ms === null || ms < min) throw new UsageError(`--${name}: expected a duration like 1s, 10s or 1m (got ${JSON.stringify(v)})`);
+    // A bare number is seconds, as `watch -n 1` and `tail -s 1` take it; units (500ms, 2s, 1m) as before.
+    const text = String(v).trim();
+    const ms = parseDurationFlag(/^\d+(?:\.\d+)?$/.test(text) ? `${text}s` : text);
+    if (ms === null || ms < min) throw new UsageError(`--${name}: expected a duration like 1 (seconds), 500ms, 10s or 1m (got ${JSON.stringify(v)})`);
     return ms;
   };
   const bucketMs = dur('bucket', raw.bucket ?? '1s', 1000);

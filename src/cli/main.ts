@@ -2,9 +2,11 @@
  * run(argv, io) is what tests call in-process; main() binds it to the real process. */
 
 import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CommanderError } from 'commander';
-import { buildProgram } from './program.js';
+import { buildProgram, shortUsage, type CommandName } from './program.js';
+import { COMPLETION_SHELLS, completionScript } from './completion.js';
 import { resolveConfig } from './config.js';
 import { runScan } from './commands/scan.js';
 import { runFollow } from './commands/follow.js';
@@ -29,9 +31,15 @@ export interface IO {
   size?: () => { columns: number; rows: number };
   /** --follow on a terminal: a stream of key presses (stdin, or /dev/tty when stdin carries the log), or null */
   keys?: (stdinIsData: boolean) => (NodeJS.ReadStream & { setRawMode?: (on: boolean) => unknown }) | null;
+  /** `kubectl audit-scan` when run as the kubectl plugin: usage and help say so */
+  commandName?: CommandName;
 }
 
+// Set by the single-file binary's bundler (scripts/build-binary.mjs), which has no package.json beside it.
+declare const AUDIT_SCAN_BUNDLED_VERSION: string | undefined;
+
 function toolVersion(): string {
+  if (typeof AUDIT_SCAN_BUNDLED_VERSION === 'string') return AUDIT_SCAN_BUNDLED_VERSION;
   try {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     return pkg.version;
@@ -66,16 +74,26 @@ export async function run(argv: string[], io: IO): Promise<number> {
     io.stderr.write(s);
   };
   const version = toolVersion();
+  const name = io.commandName ?? 'audit-scan';
   // `audit-scan help` is help, unless a file of that name is there to read
   if (argv.length === 1 && argv[0] === 'help' && !existsSync('help')) argv = ['--help'];
+  if (argv[0] === 'completion') {
+    const shell = argv[1];
+    if (argv.length !== 2 || shell === undefined || !COMPLETION_SHELLS.includes(shell)) {
+      errText(`audit-scan: completion: expected one of ${COMPLETION_SHELLS.join(', ')}, e.g. source <(${name} completion bash)\n`);
+      return 2;
+    }
+    io.stdout.write(completionScript(shell));
+    return 0;
+  }
   if (argv.length > 0 && STORE_COMMANDS.has(argv[0]!)) {
     try {
-      return await runStoreCommand(argv, { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version, signal: io.signal });
+      return await runStoreCommand(argv, { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version, signal: io.signal, commandName: name });
     } catch (err) {
       return exitCodeFor(err, errText);
     }
   }
-  const program = buildProgram(version, { writeOut: (s) => io.stdout.write(s), writeErr: errText });
+  const program = buildProgram(version, { writeOut: (s) => io.stdout.write(s), writeErr: errText }, name);
   try {
     program.parse(argv, { from: 'user' });
   } catch (err) {
@@ -89,7 +107,8 @@ export async function run(argv: string[], io: IO): Promise<number> {
   try {
     if (files.length === 0) {
       if (io.stdinIsTTY) {
-        errText('audit-scan: no input files and stdin is a terminal\n\n' + program.helpInformation());
+        // a few lines, not the whole --help: the user typed the bare command to see what it is
+        errText('audit-scan: no input files and stdin is a terminal\n' + shortUsage(name));
         return 2;
       }
       files = ['-'];
@@ -145,8 +164,14 @@ function exitCodeFor(err: unknown, errText: (s: string) => void): number {
   return 2;
 }
 
-/** Entry point for bin/audit-scan.js. */
-export function main(): void {
+/** How the process was called: kubectl runs a plugin as the `kubectl-audit_scan` it found on PATH (the npm bin
+ * entry, or krew's link to the single-file binary, whose argv[0] is that name). */
+export function commandNameOf(argv: readonly string[]): CommandName {
+  return argv.slice(0, 2).some((a) => /^kubectl-audit_scan(\.[cm]?js)?$/.test(basename(a))) ? 'kubectl audit-scan' : 'audit-scan';
+}
+
+/** Entry point for bin/audit-scan.js, bin/kubectl-audit_scan.js and the single-file binary. */
+export function main(opts: { commandName?: CommandName } = {}): void {
   // The first Ctrl-C aborts the reads (a read waiting on a terminal too) and prints what was read; a second one
   // leaves at once.
   const stop = new AbortController();
@@ -171,6 +196,7 @@ export function main(): void {
     columns: process.stdout.columns,
     env: process.env,
     signal: stop.signal,
+    commandName: opts.commandName ?? commandNameOf(process.argv),
     size: () => ({ columns: process.stdout.columns ?? 120, rows: process.stdout.rows ?? 40 }),
     keys: (stdinIsData) => {
       if (!stdinIsData && process.stdin.isTTY) return process.stdin;

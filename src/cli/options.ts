@@ -11,7 +11,8 @@ export interface OptionSpec {
 
 export const SCAN_OPTIONS: OptionSpec[] = [
   { flags: '-o, --output <format>', description: 'output format', choices: ['table', 'json', 'markdown', 'html'], default: 'table' },
-  { flags: '-n, --top <n>', description: 'rows per table (groups, ranges, user agents)', default: '20' },
+  // No short flag: -n is --namespace, as in kubectl (ripgrep's -n is --line-number; neither has a short flag for this).
+  { flags: '--top <n>', description: 'rows per table (groups, ranges, user agents)', default: '20' },
   { flags: '--kube-version <version>', description: 'Kubernetes version of the apiservers (e.g. 1.29); inferred from control-plane user agents when omitted' },
   { flags: '--etcd-version <version>', description: 'etcd version (decides consistent reads from cache on 1.31+); read from the etcd log when omitted' },
   { flags: '--etcd-prefix <prefix>', description: 'kube-apiserver --etcd-prefix (default: inferred from the keys: /registry, or /kubernetes.io on OpenShift)' },
@@ -29,9 +30,9 @@ export const SCAN_OPTIONS: OptionSpec[] = [
   { flags: '--user <names>', description: 'only these users (repeat or comma-separate; a trailing * matches a prefix, e.g. system:node:*)', repeatable: true },
   { flags: '--verb <verbs>', description: 'only these verbs (list, get, watch, create, …)', repeatable: true },
   { flags: '--resource <resources>', description: 'only these resources (pods, or pods.metrics.k8s.io style with a group)', repeatable: true },
-  { flags: '--namespace <namespaces>', description: 'only requests in these namespaces', repeatable: true },
+  { flags: '-n, --namespace <namespaces>', description: 'only requests in these namespaces (-n as in kubectl)', repeatable: true },
   { flags: '--follow', description: 'keep reading as the inputs grow, like tail -F (rotation, copytruncate, files not there yet; stdin until it ends): a live view on a terminal, else one JSON report a line each --interval; Ctrl-C or SIGTERM prints the final report', default: false },
-  { flags: '--interval <duration>', description: 'with --follow: how often the view is redrawn or a JSON line printed', default: '2s' },
+  { flags: '--interval <duration>', description: 'with --follow: how often the view is redrawn or a JSON line printed (a bare number is seconds, as for watch -n: 1 = 1s; 500ms, 2s, 1m)', default: '2s' },
   { flags: '--window <duration>', description: 'with --follow: the recent stretch of log time the live figures cover', default: '5m' },
   { flags: '--bucket <duration>', description: 'time bucket for rates, storms and the timeline', default: '1s' },
   { flags: '--gap <duration>', description: 'a pause this long in one apiserver’s audit stream is a gap (restart or log loss); default: 100× the input’s median spacing, at least 5s' },

@@ -1,5 +1,6 @@
 /*! Builds the commander program from the option table. Public commander API only. */
 
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { EXAMPLES, EXIT_CODES, SCAN_OPTIONS } from './options.js';
@@ -10,10 +11,13 @@ export interface ProgramIO {
   writeErr(s: string): void;
 }
 
+/** How the user called it: `audit-scan`, or `kubectl audit-scan` through the kubectl plugin. */
+export type CommandName = 'audit-scan' | 'kubectl audit-scan';
+
 /** The audit-scan command. Parsing fills `opts()` and `args`; the caller runs the scan. */
-export function buildProgram(version: string, io: ProgramIO): Command {
+export function buildProgram(version: string, io: ProgramIO, name: CommandName = 'audit-scan'): Command {
   const p = new Command();
-  p.name('audit-scan')
+  p.name(name)
     .description('Find the Kubernetes clients that overload kube-apiserver and etcd, from apiserver audit logs and etcd logs. Reads files, directories, gzip, and - (stdin); audit and etcd lines may be mixed.')
     .version(version, '-V, --version')
     .argument('[files...]', 'audit or etcd logs; - for stdin; directories are read whole')
@@ -21,7 +25,7 @@ export function buildProgram(version: string, io: ProgramIO): Command {
     .exitOverride()
     // 80 columns, words kept whole: the option descriptions wrap beside the longest flag
     .configureHelp({ helpWidth: 80, minWidthToWrap: 20 })
-    .configureOutput({ writeOut: io.writeOut, writeErr: io.writeErr, outputError: (s, write) => write(s) })
+    .configureOutput({ writeOut: io.writeOut, writeErr: io.writeErr, outputError: (s, write) => write(diagnosticOf(s, name)) })
     .allowExcessArguments(false);
   for (const spec of SCAN_OPTIONS) {
     const opt = new Option(spec.flags, spec.description);
@@ -30,12 +34,44 @@ export function buildProgram(version: string, io: ProgramIO): Command {
     if (spec.repeatable) opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
     p.addOption(opt);
   }
-  p.addHelpText('after', `\n${EXAMPLES}\n\n${demoText()}\n\n${EXIT_CODES}\n`);
+  const demo = demoText(name);
+  p.addHelpText('after', `\n${asCommand(EXAMPLES, name)}\n\n${demo === null ? '' : `${demo}\n\n`}${EXIT_CODES}\n`);
   return p;
 }
 
-/** Where the bundled demo incident is, as a command to run. */
-function demoText(): string {
-  const dir = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
-  return `The demo incident (two apiservers' audit logs and an etcd log):\n  audit-scan ${dir}`;
+/** Commander's own error ("error: unknown option '--ouput'\n(Did you mean --output?)") as one diagnostic line
+ * in the form of every other: "audit-scan: unknown option '--ouput' (Did you mean --output?)". */
+export function diagnosticOf(commanderText: string, name: CommandName = 'audit-scan'): string {
+  const text = commanderText.replace(/^error: /, '').trim().split('\n').map((l) => l.trim()).filter((l) => l.length > 0).join(' ');
+  return `audit-scan: ${text}; see ${name} --help\n`;
+}
+
+/** The few lines printed when there is nothing to read (no file, stdin a terminal): not the whole --help. */
+export function shortUsage(name: CommandName = 'audit-scan'): string {
+  return [
+    `Usage: ${name} [options] [files...]`,
+    `  ${name} audit.log etcd.log                 audit and etcd logs: files, directories, .gz`,
+    `  kubectl logs -n kube-system etcd-m1 | ${name} - audit.log`,
+    `  ${name} -o json|markdown|html logs/        other formats (default: a table)`,
+    `Every option, examples and exit codes: ${name} --help`,
+    '',
+  ].join('\n');
+}
+
+/** Rewrites `audit-scan …` command lines of a help text as `kubectl audit-scan …` for the kubectl plugin. */
+export function asCommand(text: string, name: CommandName): string {
+  if (name === 'audit-scan') return text;
+  return text.replace(/(^ {2}|\| )audit-scan(?= )/gm, `$1${name}`);
+}
+
+/** Where the bundled demo incident is, as a command to run; null when it is not there (the single-file binary). */
+function demoText(name: CommandName): string | null {
+  let dir: string;
+  try {
+    dir = fileURLToPath(new URL('../../fixtures/demo', import.meta.url));
+  } catch {
+    return null; // bundled: import.meta.url is not a file URL
+  }
+  if (!existsSync(dir)) return null;
+  return `The demo incident (two apiservers' audit logs and an etcd log):\n  ${name} ${dir}`;
 }

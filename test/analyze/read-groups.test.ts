@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { querySignature, userPattern } from '../../src/analyze/read-groups.js';
 import { auditLine, runCli } from '../support.js';
 
-const scan = async (lines: string[]) => JSON.parse((await runCli(['-o', 'json', '--kube-version', '1.30', '-n', '50', '-'], lines.join('\n') + '\n')).stdout);
+const scan = async (lines: string[]) => JSON.parse((await runCli(['-o', 'json', '--kube-version', '1.30', '--top', '50', '-'], lines.join('\n') + '\n')).stdout);
 const list = (id: string, f: Record<string, unknown>) => auditLine({ auditID: id, requestURI: '/api/v1/pods?resourceVersion=0', ...f });
 
 describe('read groups', () => {

@@ -201,7 +201,7 @@ describe('totals and lists', () => {
     const dir = mkdtempSync(join(tmpdir(), 'audit-scan-totals-'));
     writeFileSync(join(dir, 'a.log'), lists(3, {}, T).join('\n') + '\n');
     writeFileSync(join(dir, 'b.log'), lists(3, { userAgent: 'other/1' }, T - 60_000).join('\n') + '\n');
-    const r = JSON.parse((await runCli(['-o', 'json', '-j', '1', '-n', '1', join(dir, 'a.log'), join(dir, 'b.log')])).stdout) as ScanReport;
+    const r = JSON.parse((await runCli(['-o', 'json', '-j', '1', '--top', '1', join(dir, 'a.log'), join(dir, 'b.log')])).stdout) as ScanReport;
     // the times of the final stages: b's first at T − 60 s + 5 ms, a's last at T + 20 + 5 ms
     expect(r.totals).toMatchObject({ firstSeen: iso(T - 60_000 + 5), lastSeen: iso(T + 25), listRequests: 6 });
     expect([r.listGroups.length, r.listGroupsTotal, r.topUserAgents.length]).toEqual([1, 2, 1]);

@@ -102,7 +102,7 @@ describe('every control character, in every output format', () => {
     CONTROLS.map(([c], i) =>
       auditLine({ auditID: `c${i}`, userAgent: `ua${c}x/${i}`, user: { username: `u${i}` }, requestURI: '/api/v1/pods?limit=500&resourceVersion=0' }),
     ).join('\n') + '\n';
-  const run = async (fmt: string): Promise<string> => (await runCli(['-o', fmt, '--width', '400', '-n', '50', '-'], log)).stdout;
+  const run = async (fmt: string): Promise<string> => (await runCli(['-o', fmt, '--width', '400', '--top', '50', '-'], log)).stdout;
   const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
   it('table: each shown as its escape, none raw', async () => {

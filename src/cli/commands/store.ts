@@ -9,6 +9,9 @@ import { expandSources } from '../../input/sources.js';
 import { readSources } from '../../scan.js';
 import { resolveConfig, type Env } from '../config.js';
 import { SCAN_OPTIONS } from '../options.js';
+import { diagnosticOf, type CommandName } from '../program.js';
+import { describeInstall, installCommandFor } from '../install.js';
+import { isSea } from 'node:sea';
 import { renderReport, reportOptionsOf } from './scan.js';
 import { buildReport, formatCount } from '../../analyze/report.js';
 import { plural } from '../../render/format.js';
@@ -25,16 +28,21 @@ interface StoreIO {
   version: string;
   /** aborted by SIGINT */
   signal?: AbortSignal;
+  /** `kubectl audit-scan` when run as the kubectl plugin */
+  commandName?: CommandName;
 }
 
 function dbOption(p: Command): Command {
   return p.addOption(new Option('--db <file>', 'the DuckDB file').makeOptionMandatory());
 }
 
-/** Parses and runs `audit-scan <load|sql|export|scan> …`. Returns the exit code. */
-export async function runStoreCommand(argv: string[], io: StoreIO): Promise<number> {
-  const [name, ...rest] = argv;
-  const p = new Command(`audit-scan ${name}`).exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, w) => w(s) });
+/** The options that a scan over a store does not take: it reads no files (filters apply at load time). */
+const NOT_FOR_STORE_SCAN = new Set(['--since', '--until', '--user', '--verb', '--resource', '--namespace', '--threads', '--max-groups', '--bucket', '--gap']);
+
+/** The commander command of `audit-scan <name>` (load, sql, export, scan --db): its options, for parsing and for
+ * shell completion. */
+export function storeCommand(name: string, commandName = 'audit-scan'): Command {
+  const p = new Command(`${commandName} ${name}`);
   p.helpOption('-h, --help', 'show this help');
   dbOption(p);
   if (name === 'load') {
@@ -48,7 +56,7 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
   } else {
     p.description('The scan, over a store instead of log files');
     for (const o of SCAN_OPTIONS) {
-      if (['--since', '--until', '--user', '--verb', '--resource', '--namespace', '-j, --threads', '--max-groups', '--bucket', '--gap'].some((f) => o.flags.startsWith(f))) continue;
+      if (NOT_FOR_STORE_SCAN.has(/--[a-z-]+/.exec(o.flags)![0])) continue;
       const opt = new Option(o.flags, o.description);
       if (o.choices) opt.choices(o.choices);
       if (typeof o.default === 'string') opt.default(o.default);
@@ -56,6 +64,16 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
       p.addOption(opt);
     }
   }
+  return p;
+}
+
+/** Parses and runs `audit-scan <load|sql|export|scan> …`. Returns the exit code. */
+export async function runStoreCommand(argv: string[], io: StoreIO): Promise<number> {
+  const [name, ...rest] = argv;
+  const commandName = io.commandName ?? 'audit-scan';
+  const p = storeCommand(name!, commandName)
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, w) => w(diagnosticOf(s, commandName)) });
   try {
     p.parse(rest, { from: 'user' });
   } catch (err) {
@@ -70,8 +88,18 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
     if (!existsSync(dbPath)) throw new InputError(`${safeText(dbPath)}: no such store (create one with: audit-scan load <logs> --db ${safeText(dbPath)})`);
     if (!statSync(dbPath).isFile()) throw new InputError(`${safeText(dbPath)}: not a store file`);
   }
-  const { Store, loadSource, classifyStore, exportParquet, stateFromStore } = await import('../../store/duckdb.js');
-  const store = await Store.open(dbPath);
+  const { Store, loadSource, classifyStore, exportParquet, stateFromStore, DUCKDB_VERSION } = await import('../../store/duckdb.js');
+  const duckPkg = `@duckdb/node-api@${DUCKDB_VERSION}`;
+  // DuckDB is a native module: the single-file binary cannot hold it (README "Install")
+  if (isSea()) throw new InputError(`${name}: the single-file binary has no DuckDB, which load, sql, export and scan --db need (a scan of log files does not). Install audit-scan with npm (README "Install"), then ${duckPkg} next to it`);
+  let store;
+  try {
+    store = await Store.open(dbPath);
+  } catch (err) {
+    // the store's message names the published package's commands; add the one that works from this install
+    if (err instanceof InputError && err.message.startsWith('the DuckDB store needs')) throw new InputError(`${err.message}\naudit-scan: from ${describeInstall()}: ${installCommandFor(duckPkg)}`);
+    throw err;
+  }
   const onAbort = (): void => store.interrupt();
   io.signal?.addEventListener('abort', onAbort, { once: true });
   try {
