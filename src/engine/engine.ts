@@ -7,6 +7,7 @@
  * JavaScript and says so on stderr). `--engine js` or AUDIT_SCAN_ENGINE=js skips it. */
 
 import { readFileSync } from 'node:fs';
+import { getAsset, isSea } from 'node:sea';
 import type { AuditEvent, Stage } from '../model/audit-event.js';
 import type { ListQuery } from '../model/request-uri.js';
 
@@ -74,6 +75,16 @@ function modules(): { simd: WebAssembly.Module | null; scalar: WebAssembly.Modul
   if (cachedModules !== null) return cachedModules;
   const m: { simd: WebAssembly.Module | null; scalar: WebAssembly.Module | null; error: string | null } = { simd: null, scalar: null, error: null };
   for (const [k, file] of [['simd', 'engine-simd.wasm'], ['scalar', 'engine.wasm']] as const) {
+    // The single-file binary carries the modules as assets of its own (scripts/build-binary.mjs): no file to read.
+    if (isSea()) {
+      try {
+        m[k] = new WebAssembly.Module(getAsset(file));
+      } catch (err) {
+        m.error ??= `${file} (asset): ${(err as Error).message}`;
+      }
+      if (m[k] !== null) m.error = null;
+      continue;
+    }
     // next to this module (dist/engine/), or, when running from the sources (the tests), in dist/engine/
     for (const url of [new URL(`./${file}`, import.meta.url), new URL(`../../dist/engine/${file}`, import.meta.url)]) {
       try {
