@@ -40,8 +40,9 @@ export function buildProgram(version: string, io: ProgramIO, name: CommandName =
 }
 
 /** Commander's own error ("error: unknown option '--ouput'\n(Did you mean --output?)") as one diagnostic line
- * in the form of every other: "audit-scan: unknown option '--ouput' (Did you mean --output?)". */
-export function diagnosticOf(commanderText: string, name: CommandName = 'audit-scan'): string {
+ * in the form of every other: "audit-scan: unknown option '--ouput' (Did you mean --output?); see <name> --help",
+ * where `name` is the command whose help lists the options (`audit-scan sql`, `kubectl audit-scan`). */
+export function diagnosticOf(commanderText: string, name: string = 'audit-scan'): string {
   const text = commanderText.replace(/^error: /, '').trim().split('\n').map((l) => l.trim()).filter((l) => l.length > 0).join(' ');
   return `audit-scan: ${text}; see ${name} --help\n`;
 }

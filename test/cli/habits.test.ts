@@ -43,6 +43,12 @@ describe('diagnostics start with "audit-scan:", the report does not', () => {
     expect(r.stderr).toBe("audit-scan: unknown option '--ouput' (Did you mean --output?); see audit-scan --help\n");
   });
 
+  it("a store command's error points at that command's help", async () => {
+    const r = await runCli(['sql', '--db', 'x.duckdb', '--outptu', 'json', 'SELECT 1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("audit-scan: unknown option '--outptu' (Did you mean --output?); see audit-scan sql --help\n");
+  });
+
   it('a bad choice, a missing value, a store command without --db, a bad completion shell', async () => {
     for (const args of [['-o', 'yaml', 'x'], ['--top'], ['sql', 'SELECT 1'], ['load', '--bogus'], ['completion', 'tcsh'], ['--interval', 'soon', '--follow', 'x']]) {
       const r = await runCli(args);

@@ -73,7 +73,7 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
   const commandName = io.commandName ?? 'audit-scan';
   const p = storeCommand(name!, commandName)
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, w) => w(diagnosticOf(s, commandName)) });
+    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, w) => w(diagnosticOf(s, `${commandName} ${name}`)) });
   try {
     p.parse(rest, { from: 'user' });
   } catch (err) {
