@@ -3,7 +3,7 @@
  * them per resource range and minute. Bounded: held lines ≤ MERGE_WINDOW, aggregates grow with ranges × minutes. */
 
 import { builtinKeyPrefix, describeEtcdKey, prefixRangeEnd, type EtcdKeyRange } from '../model/etcd-key.js';
-import type { EtcdRangeEntry } from '../parse/etcd-line.js';
+import type { EtcdEntry, EtcdRangeEntry } from '../parse/etcd-line.js';
 
 /** Lines of one read are logged within a few ms of each other; 50 ms leaves room for slow loggers. */
 const PAIR_WINDOW_MS = 50;
@@ -63,8 +63,12 @@ function absorb(r: EtcdRead, b: Pick<EtcdRead, 'objects' | 'totalKeys' | 'bytes'
 }
 
 /** Why a read is the apiserver's own (DOMAIN.md §1.8, §4), or null. `etcdPrefix` null: inferred per key. */
-export function internalReason(e: Pick<EtcdRangeEntry, 'key' | 'rangeEnd' | 'countOnly' | 'limit'>, range: EtcdKeyRange, etcdPrefix: string | null): string | null {
+export function internalReason(e: Pick<EtcdRangeEntry, 'key' | 'rangeEnd' | 'countOnly' | 'limit'> & { keysOnly?: boolean }, range: EtcdKeyRange, etcdPrefix: string | null): string | null {
   if (e.countOnly) return 'count_only (object-count polling)';
+  // 1.34+ counts a resource's objects from its keys when the watch cache cannot (etcd3 store getKeys: a keys_only
+  // range of "<prefix>/<resource>/", apiserver@v0.34.0 pkg/storage/etcd3/store.go). No list is served from it: as a
+  // client read it made a full list of every key and its bytes a fraction of one (found against a real etcd).
+  if (e.keysOnly === true) return 'keys_only (object-count stats, 1.34+)';
   if (e.limit === 1) return 'limit:1 (current-revision fetch)';
   const pfx = range.prefix ?? etcdPrefix;
   if (pfx !== null ? e.key === `${pfx}/health` : /^\/[^/]+\/health$/.test(e.key)) return 'health check';
@@ -75,6 +79,57 @@ export function internalReason(e: Pick<EtcdRangeEntry, 'key' | 'rangeEnd' | 'cou
   // count_only, so the key tells. See DOMAIN.md §2 and etcd issue #12094.
   if (range.scope === 'all' && !e.key.endsWith('/') && e.rangeEnd === prefixRangeEnd(e.key)) return 'count without the trailing slash (object-count polling, before 1.27)';
   return null;
+}
+
+/** etcd's zap logger samples (pkg/logutil/zap.go, 3.4 to 3.6: Sampling{Initial: 100, Thereafter: 100}, zap's 1 s tick,
+ * per message and level): of one message, a sampler second writes its first 100 lines, then every 100th. It starts at
+ * the first line after the last one ended. capnslog does not sample, and each trace line has a message of its own. */
+export const ZAP_SAMPLE_FIRST = 100;
+const ZAP_SAMPLED = ['apply request took too long', 'request stats'] as const;
+
+/** Which sampled zap message a line was logged under (an index into ZAP_SAMPLED), or -1. Slow reads and slow writes
+ * share "apply request took too long", so writes can crowd reads out of the log. */
+export function zapSampledMessage(e: EtcdEntry): number {
+  if (e.kind === 'range') return e.via === 'apply' ? 0 : e.via === 'stats' ? 1 : -1;
+  return e.what === 'slow write' ? 0 : e.what === 'request stats' ? 1 : -1;
+}
+
+/** A stretch of log in which etcd's zap sampler may have dropped lines of `message`: counts there are a lower bound. */
+export interface ZapSampledSpan {
+  fromMs: number;
+  toMs: number;
+  message: string;
+  /** the lines of that message the log holds in the stretch */
+  lines: number;
+}
+
+/** Where the sampler may have dropped lines. A sampler second holds at most 100 written lines before it drops one,
+ * and lies within two adjacent seconds of the log; so where no two adjacent seconds hold 100 lines of a message,
+ * nothing of it was dropped. `zapSeconds`: second × 2 + message → lines. */
+export function zapSampledSpans(zapSeconds: ReadonlyMap<number, number>): ZapSampledSpan[] {
+  const out: ZapSampledSpan[] = [];
+  for (let m = 0; m < ZAP_SAMPLED.length; m++) {
+    const at = (sec: number): number => zapSeconds.get(sec * 2 + m) ?? 0;
+    const flagged = new Set<number>();
+    for (const k of zapSeconds.keys()) {
+      if (k % 2 !== m) continue;
+      const sec = (k - m) / 2;
+      if (at(sec) + at(sec + 1) < ZAP_SAMPLE_FIRST) continue;
+      // dropped lines are in the sampler second that wrote the 100: in this second or the next
+      flagged.add(sec);
+      flagged.add(sec + 1);
+    }
+    const secs = [...flagged].sort((a, b) => a - b);
+    for (let i = 0; i < secs.length; ) {
+      let j = i;
+      while (j + 1 < secs.length && secs[j + 1] === secs[j]! + 1) j++;
+      let lines = 0;
+      for (let x = i; x <= j; x++) lines += at(secs[x]!);
+      out.push({ fromMs: secs[i]! * 1000, toMs: (secs[j]! + 1) * 1000, message: ZAP_SAMPLED[m]!, lines });
+      i = j + 1;
+    }
+  }
+  return out.sort((a, b) => a.fromMs - b.fromMs || (a.message < b.message ? -1 : 1));
 }
 
 /** Aggregate of reads of one range in one minute. */
@@ -117,6 +172,10 @@ export class EtcdReads {
   /** reads per key prefix they sit under (inferred or given), for the report's etcdPrefix */
   readonly prefixes = new Map<string, number>();
 
+  /** lines of each sampled zap message per second of log time (second × 2 + message, see zapSampledSpans), counted
+   * before any filter: the sampler counted every line */
+  readonly zapSeconds = new Map<number, number>();
+
   constructor(private readonly etcdPrefix: string | null) {}
 
   // The head of a segment: raw lines up to the first gap longer than PAIR_WINDOW_MS. No two lines of one read
@@ -125,6 +184,14 @@ export class EtcdReads {
   private headOpen = true;
   private headLines: EtcdRangeEntry[] = [];
   private headLastMs: number | null = null;
+
+  /** Counts a line of a sampled zap message, whether or not a filter keeps it (see zapSampledSpans). */
+  noteLine(e: EtcdEntry): void {
+    const m = zapSampledMessage(e);
+    if (m < 0 || e.tsMs === null) return;
+    const k = Math.floor(e.tsMs / 1000) * 2 + m;
+    this.zapSeconds.set(k, (this.zapSeconds.get(k) ?? 0) + 1);
+  }
 
   /** Adds one line's entry; merges it into a held read of the same range when it is the same read. */
   add(e: EtcdRangeEntry): void {
@@ -272,7 +339,8 @@ export class EtcdReads {
   }
 
   /** Folds another EtcdReads (flushed) into this one. */
-  merge(o: Pick<EtcdReads, 'aggs' | 'clientReads' | 'internalReads' | 'internalByReason' | 'prefixes'>): void {
+  merge(o: Pick<EtcdReads, 'aggs' | 'clientReads' | 'internalReads' | 'internalByReason' | 'prefixes'> & { zapSeconds?: ReadonlyMap<number, number> }): void {
+    for (const [k, n] of o.zapSeconds ?? []) this.zapSeconds.set(k, (this.zapSeconds.get(k) ?? 0) + n);
     this.clientReads += o.clientReads;
     for (const [p, n] of o.prefixes) this.prefixes.set(p, (this.prefixes.get(p) ?? 0) + n);
     this.internalReads += o.internalReads;

@@ -85,3 +85,16 @@ export function keepLongest(gaps: Array<[number, number]>): Array<[number, numbe
   gaps.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   return gaps;
 }
+
+/** 45 s, 6 min 40 s, 6 h 15 min, 260 d 18 h: a duration as a person reads it. */
+export function humanSeconds(sec: number): string {
+  if (sec < 60) return `${Math.round(sec * 10) / 10} s`;
+  const s = Math.round(sec);
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) return h > 0 ? `${d} d ${h} h` : `${d} d`;
+  if (h > 0) return m > 0 ? `${h} h ${m} min` : `${h} h`;
+  const r = s % 60;
+  return r > 0 ? `${m} min ${r} s` : `${m} min`;
+}

@@ -6,6 +6,7 @@ import type { ReadGroup } from './read-groups.js';
 import type { AnyFinding, EtcdRangeReport, Finding, GroupReport } from './report.js';
 import type { RestartFinding, StormFinding, TokenFinding } from './time-analysis.js';
 import { TimeSeries } from './time-series.js';
+import { humanSeconds } from './gaps.js';
 
 /** Before and after a fix, where the log says. */
 export interface BeforeAfter {
@@ -50,7 +51,11 @@ export function whyOf(f: AnyFinding, g: GroupReport | undefined): string {
     case 'token-refresh-storm':
       return 'The kubelet refreshes a projected service-account token at 80% of its TTL with at most 10 s of jitter, so pods started together call TokenRequest together, every TTL × 0.8, for as long as they run.';
     case 'etcd-slow-ranges':
-      return 'etcd logs a read that takes longer than 100 ms; a list reads every key under its prefix, however few objects it returns.';
+      return 'etcd logs a read that takes longer than its threshold (100 ms unless set otherwise); a list reads every key under its prefix, however few objects it returns.';
+    case 'etcd-failed-reads':
+      return 'A read that fails is retried whole: a list of a large prefix that times out costs etcd the read and then the same read again.';
+    case 'etcd-slow-disk':
+      return 'etcd commits every write to its write-ahead log with fdatasync before it answers; a slow disk delays every write, and a leader that misses its heartbeat can lose its leadership, which stalls the whole cluster.';
     default: {
       // Stryker disable next-line StringLiteral: any reason that opens with no rule's words reads as the default
       const top = g ? (Object.keys(g.reasons)[0] ?? '') : '';
@@ -220,7 +225,11 @@ export function incidentOf(findings: AnyFinding[], count: (n: number) => string)
   for (const f of findings) {
     if (f.kind === 'apiserver-restart' || f.kind === 'audit-gap') {
       const r = f as RestartFinding;
-      out.push({ start: r.start, end: r.end, kind: r.kind, what: r.kind === 'apiserver-restart' ? `apiserver restart seen in ${r.input} (${r.signs.join(', ')})` : `no audit events in ${r.input} for ${r.gapSeconds} s` });
+      if (r.kind === 'audit-gap' && r.gaps !== undefined) {
+        for (const g of r.gaps) out.push({ start: g.start, end: g.end, kind: r.kind, what: `no audit events in ${r.input} for ${humanSeconds(g.seconds)}` });
+        continue;
+      }
+      out.push({ start: r.start, end: r.end, kind: r.kind, what: r.kind === 'apiserver-restart' ? `apiserver restart seen in ${r.input} (${r.signs.join(', ')})` : `no audit events in ${r.input} for ${humanSeconds(r.gapSeconds)}` });
     } else if (f.kind === 'list-storm') {
       const st = f as StormFinding;
       out.push({ start: st.start, end: st.end, kind: st.kind, what: `${count(st.requests)} ${st.resource} lists, peak ${st.peakPerSecond}/s, ${st.etcdShare === null ? 'served from an unknown mix' : st.etcdShare >= 0.5 ? `${Math.round(st.etcdShare * 100)}% from etcd` : 'from the watch cache'}` });
@@ -238,6 +247,9 @@ export interface Method {
   measured: string[];
   estimated: string[];
   kubernetes: string;
+  /** where etcd's zap logger may have dropped lines (it samples: 100 lines of a message a second, then 1 in 100), so
+   * the slow etcd reads counted there are a lower bound; absent when nowhere */
+  etcdSampled?: Array<{ from: string; to: string; message: string; lines: number }>;
 }
 
 export function methodOf(lists: GroupReport[], kube: { version: string; reason: string }): Method {

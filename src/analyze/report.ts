@@ -4,8 +4,8 @@
 
 import { classifyRead, etcdScopeOf, type ServingOptions, type ServingVerdict } from './serving.js';
 import { parseMarkKey, querySignature, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, type ReadGroup } from './read-groups.js';
-import { NO_UA, resourceKeyOf, type InputStats, type ScanState } from './scan-state.js';
-import { mergeAgg, type EtcdAgg } from './etcd-reads.js';
+import { NO_UA, resourceKeyOf, type EtcdSlowAgg, type InputStats, type ScanState } from './scan-state.js';
+import { mergeAgg, zapSampledSpans, type EtcdAgg, type ZapSampledSpan } from './etcd-reads.js';
 import { renderApfYaml } from './apf.js';
 import { latencyFigures, type LatencyFigures } from './latency.js';
 import type { TimeSeries } from './time-series.js';
@@ -41,6 +41,8 @@ export interface ReportOptions {
  * share over the whole run (served-from is not kept per bucket), so `etcdRequests` is an estimate. */
 export interface LiveWindow {
   seconds: number;
+  /** the part of the window the log covers (shorter when the log began inside it): what the rates are over */
+  coveredSeconds: number;
   from: string | null;
   to: string | null;
   requests: number;
@@ -72,7 +74,7 @@ function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport
   const all = state.time.all;
   let last = -Infinity;
   for (const b of all.buckets.keys()) if (b > last) last = b;
-  if (!Number.isFinite(last)) return { seconds: windowMs / 1000, from: null, to: null, requests: 0, perSecond: 0, nowPerSecond: 0, etcdRequests: 0, etcdShare: null, top: [] };
+  if (!Number.isFinite(last)) return { seconds: windowMs / 1000, coveredSeconds: 0, from: null, to: null, requests: 0, perSecond: 0, nowPerSecond: 0, etcdRequests: 0, etcdShare: null, top: [] };
   // the window ends with the bucket of the latest request; once the series has coarsened past --bucket, just
   // after the latest request (a wide last bucket is seldom full)
   const coarse = all.widthMs > state.timeOptions.bucketMs;
@@ -80,6 +82,9 @@ function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport
   const from = to - windowMs;
   const requests = Math.round(inWindow(all, from, to, firstMs, lastMs));
   const nowMs = Math.min(10_000, windowMs);
+  // Rates are over the part of the window the log covers: a log shorter than the window is not a quiet one.
+  const covered = Math.max(1000, to - Math.max(from, firstMs));
+  const coveredNow = Math.max(1000, to - Math.max(to - nowMs, firstMs));
   let etcd = 0;
   let classified = 0;
   const rows: LiveWindow['top'] = [];
@@ -92,7 +97,7 @@ function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport
       etcd += n * share;
       classified += n;
     }
-    rows.push({ client: clientName(g.userAgent, g.username), userAgent: g.userAgent, username: g.username, verb: g.verb, resource: g.apiGroup ? `${g.resource}.${g.apiGroup}` : g.resource, selector: g.selector, requests: n, perSecond: round2((n * 1000) / windowMs), etcdShare: share === null ? null : Math.round(share * 100) / 100 });
+    rows.push({ client: clientName(g.userAgent, g.username), userAgent: g.userAgent, username: g.username, verb: g.verb, resource: g.apiGroup ? `${g.resource}.${g.apiGroup}` : g.resource, selector: g.selector, requests: n, perSecond: round2((n * 1000) / covered), etcdShare: share === null ? null : Math.round(share * 100) / 100 });
   }
   // worst for etcd first: the requests it sent there, then all it sent
   rows.sort((a, b) => (b.etcdShare ?? 0) * b.requests - (a.etcdShare ?? 0) * a.requests || b.requests - a.requests || (a.client < b.client ? -1 : 1));
@@ -100,9 +105,10 @@ function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport
     seconds: windowMs / 1000,
     from: new Date(from).toISOString(),
     to: new Date(to).toISOString(),
+    coveredSeconds: round1(covered / 1000),
     requests,
-    perSecond: round2((requests * 1000) / windowMs),
-    nowPerSecond: round2((inWindow(all, to - nowMs, to, firstMs, lastMs) * 1000) / nowMs),
+    perSecond: round2((requests * 1000) / covered),
+    nowPerSecond: round2((inWindow(all, to - nowMs, to, firstMs, lastMs) * 1000) / coveredNow),
     etcdRequests: Math.round(etcd),
     etcdShare: classified === 0 ? null : Math.round((etcd / classified) * 100) / 100,
     top: rows.slice(0, top),
@@ -494,7 +500,21 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   const rank: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
   const token = findTokenWaves(state);
   const groupOf = new Map<Finding, GroupReport>();
-  const findings: ScanReport['findings'] = [...buildFindings(head, lists, gets, etcdRanges, assumed.version, groupOf), ...findStorms(state, index), ...(token ? [token] : []), ...findRestarts(state)];
+  const auditEvents = state.inputs.reduce((n, i) => n + i.auditEvents, 0);
+  const etcdContext: EtcdContext = {
+    thresholdMs: [...state.etcdThresholds.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]?.[0] ?? null,
+    slow: state.etcdSlow,
+    auditFiltered: auditEvents > 0 && state.counters.requests === 0 && state.counters.filteredOut > 0,
+    audit: auditEvents > 0,
+  };
+  const slowDisk = etcdSlowFinding(etcdContext);
+  const findings: ScanReport['findings'] = [
+    ...buildFindings(head, lists, gets, etcdRanges, assumed.version, groupOf, etcdContext),
+    ...(slowDisk ? [slowDisk] : []),
+    ...findStorms(state, index),
+    ...(token ? [token] : []),
+    ...findRestarts(state),
+  ];
   findings.sort((a, b) => rank[a.severity]! - rank[b.severity]!);
   // The postmortem parts: why, evidence and what-if per finding; the summary, the incident, every fix at once.
   const reads = [...index.values()];
@@ -523,6 +543,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     filters: filtersReportOf(state),
   };
   if (report.metrics !== null) addMetricsMethod(report.method, report.metrics);
+  addEtcdSamplingMethod(report.method, zapSampledSpans(state.etcd.zapSeconds));
   if (report.filters !== null) {
     report.method.measured.push(`the Kubernetes and etcd versions, the nodes and the object counts of full lists: every line read, before the filters (${report.filters.applied.join(' ')})`);
     report.method.measured.sort();
@@ -594,6 +615,20 @@ function metricsReportOf(facts: MetricsFacts | null, dumps: number, top: number)
   return { dumps, apiservers: facts.apiservers.length, kubernetesVersion: facts.kubernetesVersion, resources: rows.slice(0, Math.max(top, 20)), deltasReason: reason };
 }
 
+/** Where etcd's zap logger may have dropped lines (etcd-reads.ts zapSampledSpans), the etcd counts are a lower bound:
+ * the method says so, and where. Nothing when the log holds no stretch that dense (or is capnslog, which keeps all). */
+export function addEtcdSamplingMethod(m: Method, spans: ZapSampledSpan[]): void {
+  if (spans.length === 0) return;
+  const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
+  m.etcdSampled = spans.map((s) => ({ from: iso(s.fromMs), to: iso(s.toMs), message: s.message, lines: s.lines }));
+  const where = spans.slice(0, 3).map((s) => `${iso(s.fromMs)} to ${iso(s.toMs).slice(11)} (${formatCount(s.lines)} "${s.message}" lines)`);
+  if (spans.length > 3) where.push(`${spans.length - 3} more stretch${spans.length === 4 ? '' : 'es'}`);
+  m.estimated.push(
+    `slow etcd reads ${where.join(', ')}: a lower bound, as etcd's zap logger writes 100 lines of a message a second, then 1 in 100 (slow reads and writes share one message), and the log is that dense there`,
+  );
+  m.estimated.sort();
+}
+
 function addMetricsMethod(m: Method, r: MetricsReport): void {
   if (r.resources.some((x) => x.etcdLists !== null)) {
     m.measured.push('objects fetched and returned per etcd list, between two metrics dumps of one apiserver: apiserver_storage_list_fetched_objects_total and _returned_objects_total ÷ apiserver_storage_list_total (these count the limit:1 revision reads of consistent reads too)');
@@ -629,21 +664,15 @@ export const CONTINUE_AFTER_RESTART_MS = 60_000;
 function restartWindows(state: ScanState, v: KubeVersion): RestartWindows {
   const initializing = new Map<string, Array<[number, number]>>();
   if (v.minor >= 31) {
-    for (const g of state.groups.groups.values()) {
-      for (const [k, m] of g.marks) {
-        const { kind, input } = parseMarkKey(k);
-        if (kind !== 'init' || m.buckets.size === 0) continue;
-        const key = `${input}\u0000${resourceKeyOf(g.apiGroup, g.resource)}`;
-        let lo = Infinity;
-        let hi = -Infinity;
-        for (const b of m.buckets.keys()) {
-          lo = Math.min(lo, b * m.widthMs);
-          hi = Math.max(hi, (b + 1) * m.widthMs);
-        }
-        const spans = initializing.get(key) ?? [];
-        spans.push([lo, hi]);
-        initializing.set(key, spans);
+    for (const [key, m] of state.time.initRejects) {
+      if (m.buckets.size === 0) continue;
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const b of m.buckets.keys()) {
+        lo = Math.min(lo, b * m.widthMs);
+        hi = Math.max(hi, (b + 1) * m.widthMs);
       }
+      initializing.set(key, [[lo, hi]]);
     }
   }
   const afterRestart = new Map<number, Array<[number, number]>>();
@@ -972,7 +1001,108 @@ export function severityOf(g: GroupReport, totalRequests: number): Finding['seve
   return 'low';
 }
 
-function buildFindings(report: Pick<ScanReport, 'totals' | 'listGroups'>, lists: GroupReport[], gets: GroupReport[], etcdRanges: EtcdRangeReport[], v: KubeVersion, groupOf: Map<Finding, GroupReport>): Finding[] {
+/** What the etcd log says beyond the reads joined to clients: its own threshold, and etcd being slow by itself. */
+interface EtcdContext {
+  thresholdMs: number | null;
+  slow: ReadonlyMap<string, EtcdSlowAgg>;
+  /** audit events were read, but the filters left out every request */
+  auditFiltered: boolean;
+  /** audit events were read at all */
+  audit: boolean;
+}
+
+/** The slow reads of an etcd log no audit list explains: the heaviest and the slowest range, and the failed reads. */
+function etcdOnlyFindings(report: Pick<ScanReport, 'totals'>, etcdRanges: EtcdRangeReport[], etcd: EtcdContext): Finding[] {
+  const out: Finding[] = [];
+  const client = etcdRanges.filter((x) => x.internal === null);
+  const failed = client.reduce((n, x) => n + x.errors, 0);
+  const answered = client.filter((x) => x.reads > x.errors);
+  const reads = answered.reduce((n, x) => n + x.reads - x.errors, 0);
+  const over = etcd.thresholdMs === null ? 'over 100 ms, etcd’s default threshold' : `over ${etcd.thresholdMs} ms, the threshold its log states`;
+  const who = etcd.auditFiltered
+    ? 'The filters left out the audit requests that would name the client.'
+    : etcd.audit
+      ? 'No list in the audit log explains them: check that the audit log covers the same time and comes from the apiservers of this etcd.'
+      : 'Add the apiserver audit log to see which client sent them.';
+  if (reads > 0) {
+    // the heaviest first (etcdRanges' order: most objects read in all); the slowest may be another range
+    const heavy = answered[0]!;
+    const slowest = answered.reduce((a, b) => ((b.tookMsMax ?? -1) > (a.tookMsMax ?? -1) ? b : a));
+    const each = heavy.objectsPerRead !== null ? `, ${plural(heavy.objectsPerRead, 'object')} each` : '';
+    const slowText = slowest === heavy ? (heavy.tookMsMax !== null ? `, up to ${heavy.tookMsMax} ms` : '') : `; the slowest, ${slowest.key}, took ${slowest.tookMsMax} ms`;
+    out.push({
+      kind: 'etcd-slow-ranges',
+      severity: reads >= 100 ? 'high' : 'medium',
+      summary: `etcd logged ${plural(reads, 'slow read')} (${over})${answered.length > 1 ? ` of ${formatCount(answered.length)} key ranges; the most objects: ${heavy.key}, ${plural(heavy.reads - heavy.errors, 'read')}` : ` of ${heavy.key}`}${each}${slowText}. ${who}`,
+      fix: 'Find the client in the audit log (lists of this resource without resourceVersion), then serve it from the watch cache or queue it with APF.',
+      resource: heavy.resource,
+      apf: null,
+    });
+  }
+  if (failed > 0) {
+    const worst = client.reduce((a, b) => (b.errors > a.errors ? b : a));
+    out.push({
+      kind: 'etcd-failed-reads',
+      severity: 'medium',
+      summary: `${plural(failed, 'read')} of etcd ended in an error, not an answer (most of ${worst.key}, ${formatCount(worst.errors)}): etcd logs "context canceled" when the apiserver stopped waiting and "request timed out" when etcd ran out of time; either way the client got no objects and will retry.`,
+      fix: 'Look at etcd’s load and disk at those times (the slow-etcd findings, etcd_disk_wal_fsync_duration_seconds); a read of a whole large prefix that times out is retried in full, so serve it from the watch cache.',
+      resource: worst.resource,
+      apf: null,
+    });
+  }
+  return out;
+}
+
+/** etcd slow on its own: writes, fdatasync, WAL syncs and heartbeats over their thresholds, which no read explains. */
+function etcdSlowFinding(etcd: EtcdContext): Finding | null {
+  if (etcd.slow.size === 0) return null;
+  const names: Record<string, [string, string]> = {
+    'slow write': ['slow write', 'slow writes (txn or put over the threshold)'],
+    'slow apply': ['slow apply', 'slow applies'],
+    'slow fdatasync': ['slow fdatasync', 'slow fdatasyncs'],
+    'wal sync': ['slow WAL sync', 'slow WAL syncs'],
+    'late heartbeat': ['late leader heartbeat', 'late leader heartbeats (the leader overloaded, often by a slow disk)'],
+  };
+  const order = ['slow write', 'slow apply', 'slow fdatasync', 'wal sync', 'late heartbeat'];
+  const parts: string[] = [];
+  let disk = 0;
+  let n = 0;
+  for (const k of order) {
+    const a = etcd.slow.get(k);
+    if (a === undefined) continue;
+    n += a.n;
+    if (k !== 'slow write' && k !== 'slow apply') disk += a.n;
+    const [one, many] = names[k]!;
+    parts.push(`${formatCount(a.n)} ${a.n === 1 ? one : many}${a.tookMaxMs !== null ? `, up to ${formatMs(a.tookMaxMs)}` : ''}`);
+  }
+  return {
+    kind: 'etcd-slow-disk',
+    severity: disk > 0 || n >= 10 ? 'medium' : 'low',
+    summary: `etcd was slow by itself, not for a read: ${parts.join('; ')}. Slow writes and syncs delay every request that writes, and a late heartbeat risks a leader election.`,
+    fix: 'Check etcd’s disk: etcd_disk_wal_fsync_duration_seconds p99 should stay under 10 ms and etcd_disk_backend_commit_duration_seconds under 25 ms; give etcd a dedicated SSD, keep its database small (compaction, defragmentation), and look for noisy neighbours on the node.',
+    apf: null,
+  };
+}
+
+/** "1 read" / "2 reads". */
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/** 157.2 ms, 1.2 s */
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${round1(ms / 1000)} s` : `${round1(ms)} ms`;
+}
+
+function buildFindings(
+  report: Pick<ScanReport, 'totals' | 'listGroups'>,
+  lists: GroupReport[],
+  gets: GroupReport[],
+  etcdRanges: EtcdRangeReport[],
+  v: KubeVersion,
+  groupOf: Map<Finding, GroupReport>,
+  etcd: EtcdContext = { thresholdMs: null, slow: new Map(), auditFiltered: false, audit: false },
+): Finding[] {
   const out: Finding[] = [];
   // Stryker disable next-line MethodExpression,ConditionalExpression,EqualityOperator: lists come ordered by etcd requests, so groups with none follow every group with some
   const etcdLists = lists.filter((g) => g.servedFrom.etcd > 0);
@@ -1036,20 +1166,7 @@ function buildFindings(report: Pick<ScanReport, 'totals' | 'listGroups'>, lists:
     out.push(finding);
     groupOf.set(finding, g);
   }
-  if (report.listGroups.length === 0) {
-    const r = etcdRanges.find((x) => x.internal === null);
-    // every range row holds at least one read
-    if (r !== undefined) {
-      out.push({
-        kind: 'etcd-slow-ranges',
-        severity: r.reads >= 100 ? 'high' : 'medium',
-        summary: `etcd logged ${formatCount(r.reads)} slow reads of ${r.key}${r.objectsPerRead !== null ? `, ${formatCount(r.objectsPerRead)} objects each` : ''}${r.tookMsMax !== null ? `, up to ${r.tookMsMax} ms` : ''}. Add the apiserver audit log to see which client sent them.`,
-        fix: 'Find the client in the audit log (lists of this resource without resourceVersion), then serve it from the watch cache or queue it with APF.',
-        resource: r.resource,
-        apf: null,
-      });
-    }
-  }
+  if (report.listGroups.length === 0) out.push(...etcdOnlyFindings(report, etcdRanges, etcd));
   // by severity first: buildReport's stable sort of every finding puts that above this order
   out.sort((a, b) => (b.bytesReadTotal ?? 0) - (a.bytesReadTotal ?? 0) || (b.etcdRequests ?? 0) - (a.etcdRequests ?? 0));
   return out;

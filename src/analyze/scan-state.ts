@@ -190,6 +190,9 @@ export interface TimeState {
   /** input index → list requests / final stages of watches */
   inputLists: Map<number, TimeSeries>;
   inputWatchEnds: Map<number, TimeSeries>;
+  /** `${input}\u0000${resourceKey}` → 429s "storage is (re)initializing": when that apiserver's cache of that
+   * resource was not ready (1.31+) */
+  initRejects: Map<string, TimeSeries>;
   /** input index → candidate gaps [from, to] in its event stream (filled by reconcile; the longest MAX_GAPS) */
   inputGaps: Map<number, Array<[number, number]>>;
   /** input index → spacing between its events, for the adaptive gap threshold */
@@ -225,9 +228,11 @@ export interface SegmentResult {
 export interface StateSnapshot {
   groups: Map<string, ReadGroup>;
   groupOverflow: GroupOverflow;
-  etcd: { aggs: Map<string, EtcdAgg>; clientReads: number; internalReads: number; internalByReason: Map<string, number>; prefixes: Map<string, number> };
+  etcd: { aggs: Map<string, EtcdAgg>; clientReads: number; internalReads: number; internalByReason: Map<string, number>; prefixes: Map<string, number>; zapSeconds: Map<number, number> };
   versions: VersionEvidence[];
   etcdVersions: Map<string, number>;
+  etcdSlow: Map<string, EtcdSlowAgg>;
+  etcdThresholds: Map<number, number>;
   clusterNodes: Set<string>;
   fullListObjects: Map<string, number>;
   counters: Counters;
@@ -342,6 +347,10 @@ export class ScanState {
   readonly etcd: EtcdReads;
   readonly versions = new VersionEvidenceCollector();
   readonly etcdVersions = new Map<string, number>();
+  /** etcd being slow on its own, not for a read: slow writes, fdatasync, WAL syncs, late heartbeats (what → figures) */
+  readonly etcdSlow = new Map<string, EtcdSlowAgg>();
+  /** the slow-request thresholds etcd's lines state (ms → lines): 100 ms unless it was run with another */
+  readonly etcdThresholds = new Map<number, number>();
   /** Every node name seen anywhere (kubelet users, node-name extras, selectors, node objects). */
   readonly clusterNodes = new Set<string>();
   /** resource key → most objects seen in one unfiltered, complete list response (RequestResponse level). */
@@ -392,6 +401,7 @@ export class ScanState {
       listsByResource: new Map(),
       inputLists: new Map(),
       inputWatchEnds: new Map(),
+      initRejects: new Map(),
       inputGaps: new Map(),
       inputSpacing: new Map(),
       inputSigns: new Map(),
@@ -664,9 +674,11 @@ export class ScanState {
     return {
       groups: this.groups.groups,
       groupOverflow: this.groups.overflow,
-      etcd: { aggs: this.etcd.aggs, clientReads: this.etcd.clientReads, internalReads: this.etcd.internalReads, internalByReason: this.etcd.internalByReason, prefixes: this.etcd.prefixes },
+      etcd: { aggs: this.etcd.aggs, clientReads: this.etcd.clientReads, internalReads: this.etcd.internalReads, internalByReason: this.etcd.internalByReason, prefixes: this.etcd.prefixes, zapSeconds: this.etcd.zapSeconds },
       versions: this.versions.list(),
       etcdVersions: this.etcdVersions,
+      etcdSlow: this.etcdSlow,
+      etcdThresholds: this.etcdThresholds,
       clusterNodes: this.clusterNodes,
       fullListObjects: this.fullListObjects,
       counters: this.counters,
@@ -681,6 +693,18 @@ export class ScanState {
     this.etcd.merge(o.etcd);
     this.versions.mergeList(o.versions);
     for (const [k, n] of o.etcdVersions) bump(this.etcdVersions, k, n);
+    for (const [k, n] of o.etcdThresholds) this.etcdThresholds.set(k, (this.etcdThresholds.get(k) ?? 0) + n);
+    for (const [k, b] of o.etcdSlow) {
+      const a = this.etcdSlow.get(k);
+      if (a === undefined) {
+        this.etcdSlow.set(k, { ...b });
+        continue;
+      }
+      a.n += b.n;
+      if (b.tookMaxMs !== null && (a.tookMaxMs === null || b.tookMaxMs > a.tookMaxMs)) a.tookMaxMs = b.tookMaxMs;
+      if (b.firstMs !== null && (a.firstMs === null || b.firstMs < a.firstMs)) a.firstMs = b.firstMs;
+      if (b.lastMs !== null && (a.lastMs === null || b.lastMs > a.lastMs)) a.lastMs = b.lastMs;
+    }
     for (const n of o.clusterNodes) this.clusterNodes.add(n);
     for (const [k, n] of o.fullListObjects) if ((this.fullListObjects.get(k) ?? -1) < n) this.fullListObjects.set(k, n);
     this.counters.requests += o.counters.requests;
@@ -694,6 +718,7 @@ export class ScanState {
     for (const [k, s] of o.time.listsByResource) this.seriesIn(t.listsByResource as Map<string | number, TimeSeries>, k).merge(s);
     for (const [k, s] of o.time.inputLists) this.seriesIn(t.inputLists as Map<string | number, TimeSeries>, k).merge(s);
     for (const [k, s] of o.time.inputWatchEnds) this.seriesIn(t.inputWatchEnds as Map<string | number, TimeSeries>, k).merge(s);
+    for (const [k, s] of o.time.initRejects) this.seriesIn(t.initRejects as Map<string | number, TimeSeries>, k).merge(s);
     this.counters.pendingEvicted += o.counters.pendingEvicted;
     this.counters.tokenRequests += o.counters.tokenRequests;
     for (const [k, n] of o.counters.byVerb) bump(this.counters.byVerb, k, n);
@@ -1080,7 +1105,20 @@ export class ScanState {
       }
     }
     // The version and the span of the log describe the cluster and the log: taken before any filter.
+    s.etcd.noteLine(e); // and what zap's sampler counted (etcd-reads.ts zapSampledSpans)
     if (e.kind !== 'range' && e.version !== undefined) bump(this.etcdVersions, e.version);
+    if (e.expectedMs !== undefined && e.expectedMs !== null) this.etcdThresholds.set(e.expectedMs, (this.etcdThresholds.get(e.expectedMs) ?? 0) + 1);
+    if (e.kind !== 'range') {
+      const slow = slowKind(e.what);
+      if (slow !== null) {
+        const a = this.etcdSlow.get(slow) ?? { n: 0, tookMaxMs: null, firstMs: null, lastMs: null };
+        a.n++;
+        if (e.tookMs != null && (a.tookMaxMs === null || e.tookMs > a.tookMaxMs)) a.tookMaxMs = e.tookMs;
+        if (e.tsMs !== null && (a.firstMs === null || e.tsMs < a.firstMs)) a.firstMs = e.tsMs;
+        if (e.tsMs !== null && (a.lastMs === null || e.tsMs > a.lastMs)) a.lastMs = e.tsMs;
+        this.etcdSlow.set(slow, a);
+      }
+    }
     if (e.tsMs !== null) {
       this.touchTime(s.input, e.tsMs);
       sketchAdd(s.input.sketch, e.tsMs);
@@ -1268,21 +1306,28 @@ export class ScanState {
     // What describes the cluster (the versions its components run, its nodes, a full list's size) is taken from
     // every request read, before any filter: a filter chooses the requests reported, never the rules they are
     // judged by.
+    // So is what tells an apiserver restarted (its clients relisting, its watches ending, its watch cache
+    // answering 429 while it initialises): the restart rules, and the verdicts that depend on them, see every line.
     if (e.userAgent.length > 0 || e.username.length > 0) this.versions.add(e.username, e.userAgent);
+    const at = e.receivedMs;
+    if (at !== null) {
+      if (e.verb === 'list' || (e.verb === 'watch' && e.requestURI.includes('sendInitialEvents') && isWatchList(e.verb, e.query ?? parseRequestQuery(e.requestURI), e.code))) {
+        this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);
+      }
+      if (e.verb === 'watch' && isTerminalStage(e.stage)) this.seriesIn(this.time.inputWatchEnds as Map<string | number, TimeSeries>, inputIndex).add(e.stageMs ?? at);
+      if (e.cacheInitializing === true) {
+        const path = e.resource.length > 0 ? null : parseRequestUri(e.requestURI).path;
+        const rk = resourceKeyOf(e.apiGroup || (path?.apiGroup ?? ''), e.resource || (path?.resource ?? ''));
+        this.seriesIn(this.time.initRejects as Map<string | number, TimeSeries>, `${inputIndex}\u0000${rk}`).add(at);
+      }
+    }
     if (this.filter !== null && !this.filter(e)) {
       c.filteredOut++;
       this.clusterFacts(e);
       return;
     }
     c.requests++;
-    const at = e.receivedMs;
-    if (at !== null) {
-      this.time.all.add(at);
-      if (e.verb === 'list' || (e.verb === 'watch' && e.requestURI.includes('sendInitialEvents') && isWatchList(e.verb, e.query ?? parseRequestQuery(e.requestURI), e.code))) {
-        this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);
-      }
-      if (e.verb === 'watch' && isTerminalStage(e.stage)) this.seriesIn(this.time.inputWatchEnds as Map<string | number, TimeSeries>, inputIndex).add(e.stageMs ?? at);
-    }
+    if (at !== null) this.time.all.add(at);
     bump(c.byVerb, e.verb);
     if (e.userAgent.length > 0 || e.username.length > 0) {
       const ua = e.userAgent.length > 0 ? e.userAgent : NO_UA + e.username;
@@ -1364,6 +1409,24 @@ export class ScanState {
     this.groups.add(e, resource, apiGroup, namespace, q, sel, node, inputIndex);
     this.sink?.request({ e, input: inputIndex, resource, apiGroup, namespace, query: q, selector: sel, node });
   }
+}
+
+/** What etcd being slow without a read looked like, per kind. */
+export interface EtcdSlowAgg {
+  n: number;
+  tookMaxMs: number | null;
+  firstMs: number | null;
+  lastMs: number | null;
+}
+
+/** The kinds of etcd line that say etcd itself was slow (its disk, its raft loop), not a read. */
+export function slowKind(what: string): 'slow write' | 'slow fdatasync' | 'wal sync' | 'late heartbeat' | 'slow apply' | null {
+  if (what === 'slow write') return 'slow write';
+  if (what === 'slow request') return 'slow apply';
+  if (what === 'slow fdatasync') return 'slow fdatasync';
+  if (what === 'wal sync') return 'wal sync';
+  if (what.startsWith('leader failed to send out heartbeat on time')) return 'late heartbeat';
+  return null;
 }
 
 /** Whether an etcd read's key is of a resource and namespace the filters keep. A cluster-wide range is in no

@@ -7,7 +7,7 @@ import type { GroupReport } from './report.js';
 import { TimeSeries, lowerBound, maxIn, medianWithZeros, sortedBuckets, squeezeSparse } from './time-series.js';
 import { parseMarkKey, type ReadGroup } from './read-groups.js';
 import { clientName } from './report.js';
-import { ADAPTIVE_GAP_FACTOR, gapThresholdMs, medianSpacingMs, MIN_GAP_MS } from './gaps.js';
+import { ADAPTIVE_GAP_FACTOR, gapThresholdMs, humanSeconds, medianSpacingMs, MIN_GAP_MS } from './gaps.js';
 
 /** The defaults that define a storm and a wave; documented in the README. */
 export const STORM_MIN_RATE = 10; // lists per second, at least
@@ -47,6 +47,8 @@ export interface RestartFinding {
   rejectedInitializing: number;
   /** who got them, most first (at most 5) */
   rejectedClients: Array<{ client: string; requests: number }>;
+  /** audit-gap only, when an input had several quiet spells: each of them (start, end, gapSeconds are the first) */
+  gaps?: Array<{ start: string; end: string; seconds: number }>;
   /** what says the apiserver restarted: 'relist burst after', 'watches ended before', 'identity lease created', 'identity lease taken over' */
   signs: string[];
   /** why it matters, from how the apiserver works (postmortem.ts) */
@@ -165,7 +167,10 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
         : `${round1(threshold / 1000)} s: ${ADAPTIVE_GAP_FACTOR}× this input's median spacing of ${median === null ? '?' : Math.round(median)} ms, at least ${MIN_GAP_MS / 1000} s`;
     const signs = state.time.inputSigns.get(idx) ?? [];
     const used = new Set<number>();
-    const push = (from: number, to: number, gap: boolean): void => {
+    const quiet: Array<[number, number]> = [];
+    // Stryker disable next-line ConditionalExpression: reconcile sets an input's spacing with its gaps and signs
+    const spaced = spacing === undefined ? 0 : spacing.reduce((a, b) => a + b, 0);
+    const push = (from: number, to: number, gap: boolean, alone = false): void => {
       const before = lists?.sumIn(from - 60_000, from) ?? 0;
       const after = lists?.sumIn(to, to + 60_000) ?? 0;
       const rej = rejectedAfter(state, idx, to, to + 60_000);
@@ -184,13 +189,19 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
       found.push(...leaseSigns);
       const gapS = round1((to - from) / 1000);
       const restart = found.length > 0;
+      // A pause with no sign of a restart says only that the stream was quiet: an input too sparse to have a
+      // spacing cannot have a gap, and an input's quiet spells are one finding with a list (below).
+      if (!restart && gap && !alone) {
+        if (spaced >= MIN_SPACED_EVENTS) quiet.push([from, to]);
+        return;
+      }
       const lease = leaseSigns.length > 0 ? `; the apiserver identity lease was ${leaseSigns.map((x) => x.replace('identity lease ', '')).join(' and ')}` : '';
       if (restart && ends !== undefined) ends.set(idx, [...(ends.get(idx) ?? []), to]);
       out.push({
         kind: restart ? 'apiserver-restart' : 'audit-gap',
         severity: relist ? 'medium' : 'info',
         summary: gap
-          ? `${name}: no audit events for ${gapS} s (${iso(from)} – ${iso(to)}; a gap here is ≥ ${why})` +
+          ? `${name}: no audit events for ${humanSeconds(gapS)} (${iso(from)} – ${iso(to)}; a gap here is ≥ ${why})` +
             (relist ? `, then ${after} ${lw} in the next minute against ${before} in the minute before: clients relisting after an apiserver restart` : restart ? '' : '; no relist burst after it (log loss, or an idle apiserver)') +
             (closed > 0 ? `; ${closed} watches ended in the 10 s before` : '') +
             lease +
@@ -221,6 +232,8 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
     };
     // Stryker disable next-line ArrayDeclaration: a stand-in string holds no gap ('S' − 't' is no length)
     for (const [from, to] of state.time.inputGaps.get(idx) ?? []) if (to - from >= threshold) push(from, to, true);
+    if (quiet.length === 1) push(quiet[0]![0], quiet[0]![1], true, true);
+    else if (quiet.length > 1) out.push(quietFinding(name, quiet, threshold, why));
     // Takeovers no pause explains: one finding per cluster of signs within a minute.
     let last = -Infinity;
     signs.forEach(([t], i) => {
@@ -231,6 +244,40 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
     });
   }
   return out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.input < b.input ? -1 : 1));
+}
+
+/** Fewer spaced events than this and an input has no spacing to measure a gap by. */
+export const MIN_SPACED_EVENTS = 100;
+
+/** An input's quiet spells with no sign of a restart, as one finding: one pause reads as before, several as a list. */
+function quietFinding(name: string, gaps: Array<[number, number]>, threshold: number, why: string): RestartFinding {
+  const sorted = [...gaps].sort((a, b) => a[0] - b[0]);
+  const [from, to] = sorted[0]!;
+  const total = sorted.reduce((n, [a, b]) => n + (b - a), 0);
+  const listed = sorted.slice(0, 10).map(([a, b]) => `${iso(a)} – ${iso(b)} (${humanSeconds((b - a) / 1000)})`);
+  const summary =
+    sorted.length === 1
+      ? `${name}: no audit events for ${humanSeconds((to - from) / 1000)} (${iso(from)} – ${iso(to)}; a gap here is ≥ ${why}); no relist burst after it (log loss, or an idle apiserver).`
+      : `${name}: ${sorted.length} pauses in its audit events, ${humanSeconds(total / 1000)} in all, with no sign of an apiserver restart (a gap here is ≥ ${why}): ${listed.join('; ')}${sorted.length > 10 ? `; … ${sorted.length - 10} more` : ''}.`;
+  return {
+    kind: 'audit-gap',
+    severity: 'info',
+    summary,
+    fix: 'Check the audit backend for dropped events (apiserver_audit_error_total, log rotation) if the apiserver did not restart.',
+    input: name,
+    start: iso(from),
+    end: iso(to),
+    gapSeconds: round1((to - from) / 1000),
+    gapThresholdSeconds: round1(threshold / 1000),
+    listsInMinuteBefore: 0,
+    listsInMinuteAfter: 0,
+    watchesClosedBefore: 0,
+    rejectedInMinuteAfter: 0,
+    rejectedInitializing: 0,
+    rejectedClients: [],
+    signs: [],
+    ...(sorted.length > 1 ? { gaps: sorted.map(([a, b]) => ({ start: iso(a), end: iso(b), seconds: round1((b - a) / 1000) })) } : {}),
+  };
 }
 
 /** The 429s input `idx` answered in [from, to), per client: the evidence of a watch cache (re)initialising. */

@@ -12,6 +12,8 @@ export type OutputFormat = 'table' | 'json' | 'markdown' | 'html';
 export interface ScanConfig {
   files: string[];
   output: OutputFormat;
+  /** --output was given (not the default): --follow into a pipe then writes that format alone */
+  outputGiven: boolean;
   top: number;
   kubeVersion: KubeVersion | null;
   etcdVersion: string | null;
@@ -137,6 +139,8 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
   return Object.freeze({
     files,
     output: output as OutputFormat,
+    // commander fills in the default: main.ts says whether the flag itself was given
+    outputGiven: raw.outputGiven === true || (raw.outputGiven === undefined && raw.output !== undefined),
     top,
     kubeVersion,
     etcdVersion,

@@ -113,7 +113,7 @@ export async function run(argv: string[], io: IO): Promise<number> {
       }
       files = ['-'];
     }
-    const cfg = resolveConfig(files, program.opts(), { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env });
+    const cfg = resolveConfig(files, { ...program.opts(), outputGiven: program.getOptionValueSource('output') === 'cli' }, { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env });
     if (cfg.follow !== null) {
       return await runFollow(cfg, {
         stdin: io.stdin,

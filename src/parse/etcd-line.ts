@@ -23,6 +23,8 @@ export interface EtcdRangeEntry {
   totalKeys: number | null;
   bytes: number | null;
   error: string | null;
+  /** the threshold the line states (zap's "expected-duration"), when it states one */
+  expectedMs?: number | null;
 }
 
 /** A line that is recognised but carries no slow read. */
@@ -32,6 +34,8 @@ export interface EtcdOtherEntry {
   version?: string;
   tsMs: number | null;
   tookMs?: number | null;
+  /** the threshold the line states (zap's "expected-duration"): what etcd counted as slow */
+  expectedMs?: number | null;
 }
 
 export type EtcdEntry = EtcdRangeEntry | EtcdOtherEntry;
@@ -157,10 +161,11 @@ export function parseEtcdZap(o: Record<string, unknown>): EtcdEntry | null {
     const prefix = typeof o.prefix === 'string' ? o.prefix : '';
     const req = typeof o.request === 'string' ? parseRangeRequestText(o.request) : null;
     const tookMs = parseGoDurationMs(o.took);
-    if (!prefix.startsWith('read-only range') || req === null) return { kind: 'other', what: 'slow write', tsMs, tookMs };
+    const expectedMs = parseGoDurationMs(o['expected-duration']);
+    if (!prefix.startsWith('read-only range') || req === null) return { kind: 'other', what: 'slow write', tsMs, tookMs, expectedMs };
     const resp = parseRangeResponseText(typeof o.response === 'string' ? o.response : '');
     const error = typeof o.error === 'string' ? o.error : resp.error;
-    return { kind: 'range', via: 'apply', tsMs, tookMs, ...req, objects: resp.objects, totalKeys: null, bytes: resp.bytes, error };
+    return { kind: 'range', via: 'apply', tsMs, tookMs, ...req, objects: resp.objects, totalKeys: null, bytes: resp.bytes, error, expectedMs };
   }
   if (TRACE_RANGE.test(msg)) {
     // Stryker disable next-line ConditionalExpression,StringLiteral: a detail that is no string, or any stand-in for it, holds no range_begin
@@ -211,7 +216,10 @@ export function parseEtcdZap(o: Record<string, unknown>): EtcdEntry | null {
   // the same level/ts/msg shape, and their logs must not pass for an etcd log.
   // Stryker disable next-line ConditionalExpression: a caller that is no string reads as "undefined" or a number, no etcd package
   if (typeof o.caller !== 'string' || !ETCD_CALLER.test(o.caller)) return null;
-  return { kind: 'other', what: msg.slice(0, 80), tsMs };
+  // raft's messages name the member and the term ("e314aa37237fd5ad became leader at term 2"): one kind for all of
+  // them, or each election of a long log would add kinds to the input's otherKinds
+  // slow fdatasync, a late heartbeat and the like: keep how long they took and what etcd expected
+  return { kind: 'other', what: o.caller.startsWith('raft/') ? 'raft' : msg.slice(0, 80), tsMs, tookMs: parseGoDurationMs(o.took), expectedMs: parseGoDurationMs(o['expected-duration']) };
 }
 
 // etcd's zap callers are package/file.go:line in its own tree (3.4–3.6): embed/etcd.go:301, etcdserver/util.go:170.
@@ -251,10 +259,18 @@ export function parseEtcdMessage(pkg: string, msg: string, tsMs: number | null):
         return { kind: 'range', via: 'capnslog', tsMs, tookMs: parseGoDurationMs(r[3]), ...req, objects: resp.objects, totalKeys: null, bytes: resp.bytes, error: resp.error };
       }
     }
-    if (msg.includes('took too long')) return { kind: 'other', what: 'slow request', tsMs };
+    if (msg.includes('took too long')) {
+      // "apply entries took too long [157.2ms for 1 entries]", "… took too long (141ms) to execute": a write or a slow apply
+      const t = /took too long[^\d]*(\d+(?:\.\d+)?(?:ns|µs|us|ms|s))/.exec(msg);
+      return { kind: 'other', what: 'slow request', tsMs, tookMs: t === null ? null : parseGoDurationMs(t[1]) };
+    }
   }
   const v = /^etcd Version: (\S+)/.exec(msg);
   if (v) return { kind: 'other', what: 'version', version: v[1]!, tsMs };
-  if (pkg === 'wal' && msg.startsWith('sync duration')) return { kind: 'other', what: 'wal sync', tsMs };
+  if (pkg === 'wal' && msg.startsWith('sync duration')) {
+    // "sync duration of 1.2s, expected less than 1s"
+    const t = /^sync duration of (\S+?),/.exec(msg);
+    return { kind: 'other', what: 'wal sync', tsMs, tookMs: t === null ? null : parseGoDurationMs(t[1]) };
+  }
   return { kind: 'other', what: `${pkg}`, tsMs };
 }

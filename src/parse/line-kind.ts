@@ -38,6 +38,15 @@ const HOST_IDENT = /^\S+ ([^:\s{]+)\[\d+\]: |^\S+ ([^:\s{]+): (?=\S)/;
 const BARE_ETCD = /^(?:([a-z][\w./-]*): )?(read-only range request |etcd Version: )/;
 // the programs whose messages are etcd's: etcd itself, and k3s and RKE2, which embed it
 const ETCD_IDENT = /^(?:etcd|k3s|rke2)\b/;
+// etcd 3.4 with capnslog (its default logger) writes two more forms to stderr, each in every such log: raft's own
+// Go logger, `log.New(os.Stderr, "raft", log.LstdFlags)` (raft/logger.go@v3.4.23), as in
+// "raft2026/12/02 14:52:31 INFO: c53e2418d2a308ef became leader at term 2"; and the warnings about deprecated flags
+// (embed/config_logging.go@v3.4.23), "[WARNING] Deprecated '--logger=capnslog' flag is set; use '--logger=zap' flag instead".
+// Its gRPC library logs through grpclog's Go logger then (warnings and errors only), as in "WARNING: 2026/12/02
+// 14:57:33 [core] grpc: addrConn.createTransport failed to connect to {127.0.0.1:2379 …}. … Reconnecting...".
+const ETCD_RAFT = /^raft\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:DEBUG|INFO|WARN|ERROR|FATAL|PANIC): /;
+const ETCD_FLAG_WARNING = /^\[WARNING\] Deprecated '--[a-z-]+/;
+const GRPC_LOG = /^(?:INFO|WARNING|ERROR|FATAL): \d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d(?:\.\d+)? /;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 /** What stripPrefixes found. */
@@ -122,7 +131,7 @@ export function classifyLine(line: string, nowMs = Date.now(), year: number | nu
   // "[" opens a JSON array unless a word follows: "[pod/…] " (kubectl), "[signal SIGSEGV…" (a Go panic)
   if (c0 === 91) {
     const c1 = s.charCodeAt(1);
-    if (c1 < 97 || c1 > 122) return { kind: 'json', text: s, prefixed: false, wrapper: null };
+    if ((c1 < 97 || c1 > 122) && !ETCD_FLAG_WARNING.test(s)) return { kind: 'json', text: s, prefixed: false, wrapper: null };
   }
   const cri = CRI.exec(s);
   if (cri) {
@@ -134,6 +143,9 @@ export function classifyLine(line: string, nowMs = Date.now(), year: number | nu
   if (c === 123) return { kind: 'json', text: rest, prefixed, wrapper };
   if (KLOG.test(rest)) return { kind: 'other', what: 'klog' };
   if (isCapnslogLine(rest)) return { kind: 'capnslog', text: rest, wrapper };
+  if (ETCD_RAFT.test(rest)) return { kind: 'other', what: 'etcd raft' };
+  if (ETCD_FLAG_WARNING.test(rest)) return { kind: 'other', what: 'etcd flag warning' };
+  if (GRPC_LOG.test(rest)) return { kind: 'other', what: 'grpc' };
   // etcd under syslog or journald, whose capnslog header ("date time L | pkg: ") the prefix replaced; the
   // package may stay ("etcdserver: read-only range request …") or go ("etcd: read-only range request …").
   // Stryker disable next-line StringLiteral,LogicalOperator: a null ident reads as "null" or any other stand-in, which names no etcd program

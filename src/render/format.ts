@@ -42,6 +42,16 @@ export function noFindingsText(r: Pick<ScanReport, 'inputs' | 'totals' | 'filter
   return 'No client reads etcd heavily in this log.';
 }
 
+/** The summary when there are findings but none about one client (an etcd log alone, a restart, a token wave):
+ * the worst of them in a sentence, so the first screen is never empty. */
+export function noOffenderText(r: Pick<ScanReport, 'findings' | 'summary'>): string | null {
+  if (r.findings.length === 0 || r.summary.offenders.length > 0) return null;
+  const f = r.findings[0]!;
+  const first = /^.*?[.!?](?=\s|$)/.exec(f.summary)?.[0] ?? f.summary;
+  const more = r.findings.length > 1 ? ` ${plural(r.findings.length - 1, 'more finding')} below.` : '';
+  return `${f.severity.toUpperCase()} ${first}${more}`;
+}
+
 /** "the filters (--since …) left out 1,234 of 1,234 requests and 5 etcd lines; the log covers A – B." */
 export function filterNote(f: NonNullable<ScanReport['filters']>, t: ScanReport['totals']): string {
   const all = f.requestsLeftOut + t.requests;

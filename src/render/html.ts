@@ -19,6 +19,7 @@ import {
   incidentWhen,
   methodText,
   noFindingsText,
+  noOffenderText,
   overviewLines,
   plural,
   queryUnknownNote,
@@ -99,6 +100,8 @@ export function renderHtml(r: ScanReport): string {
 
   out.push('<h2 id="summary">Summary</h2>');
   if (r.findings.length === 0) out.push(`<p>${h(noFindingsText(r, nothingRead(r)))}</p>`);
+  const lone = noOffenderText(r);
+  if (lone !== null) out.push(`<p>${h(lone)}</p>`);
   if (sm.offenders.length > 0) {
     out.push('<ul>');
     for (const x of sm.offenders) out.push(`<li>${sev(x.severity)} <b>${h(x.client)}</b>: ${h(x.what)}. <b>Fix:</b> ${h(x.fix)}.</li>`);

@@ -40,7 +40,7 @@ export function renderLive(r: ScanReport, w: LiveWindow, o: LiveViewOptions): st
     (x) => c.bold(x),
   );
   line(
-    `Now ${rate(w.nowPerSecond)} requests/s (last 10 s); over the window ${rate(w.perSecond)}/s, ${formatCount(w.requests)} requests, ${w.etcdShare === null ? 'etcd share unknown' : `${pct(w.etcdShare)} of the reads to etcd (${formatCount(w.etcdRequests)}, estimated)`}. Whole run: ${formatCount(r.totals.requests)} requests, ${formatCount(r.totals.listFromEtcd)} lists from etcd.`,
+    `Now ${rate(w.nowPerSecond)} requests/s (last 10 s); over the window ${rate(w.perSecond)}/s${w.coveredSeconds + 0.05 < w.seconds ? ` (the log covers ${w.coveredSeconds} s of it)` : ''}, ${formatCount(w.requests)} requests, ${w.etcdShare === null ? 'etcd share unknown' : `${pct(w.etcdShare)} of the reads to etcd (${formatCount(w.etcdRequests)}, estimated)`}. Whole run: ${formatCount(r.totals.requests)} requests, ${formatCount(r.totals.listFromEtcd)} lists from etcd.`,
   );
   out.push('');
   out.push(c.bold.underline(`Top clients, last ${w.seconds >= 60 ? `${Math.round(w.seconds / 60)} min` : `${w.seconds} s`}`));
@@ -75,7 +75,7 @@ export function renderLive(r: ScanReport, w: LiveWindow, o: LiveViewOptions): st
     for (const l of wrapLines(`${sev} ${safeText(x.client)}: ${safeText(x.what)} → ${safeText(x.fix)}`, W, '', '    ')) out.push(style(l));
   }
   for (const n of o.notes.slice(-2)) out.push(c.dim(cutEnd(safeText(n), W)));
-  const keys = c.dim(cutEnd('q quit (prints the report) · p pause · Ctrl-C quit', W));
+  const keys = c.dim(cutEnd(`q quit (prints the report) · p ${o.paused ? 'resume' : 'pause'} · Ctrl-C quit`, W));
   // fit the height: keep the head and the keys line, cut the middle from the bottom
   const room = Math.max(3, o.height - 1);
   const body = out.length > room ? [...out.slice(0, room - 1), c.dim(cutEnd(`… ${out.length - room + 1} more lines (a taller terminal shows them)`, W))] : out;

@@ -20,6 +20,7 @@ import {
   incidentWhen,
   methodText,
   noFindingsText,
+  noOffenderText,
   overviewLines,
   plural,
   queryUnknownNote,
@@ -56,6 +57,8 @@ export function renderMarkdown(r: ScanReport, o: MarkdownOptions = { showApf: tr
 
   out.push('## Summary', '');
   if (r.findings.length === 0) out.push(md(noFindingsText(r, nothingRead(r))), '');
+  const lone = noOffenderText(r);
+  if (lone !== null) out.push(md(lone), '');
   for (const x of sm.offenders) out.push(`- **${x.severity.toUpperCase()}** ${md(x.client)}: ${md(x.what)}. **Fix:** ${md(x.fix)}.`);
   const readTotal = readTotalText(sm);
   if (readTotal !== null) out.push(`- ${md(readTotal)}`);

@@ -5,7 +5,7 @@ import type { ChalkInstance } from 'chalk';
 import { apfWarranted, nothingRead, type AnyFinding, type GroupReport, type ScanReport } from '../analyze/report.js';
 import { sparkline } from './sparkline.js';
 import { squeeze } from '../analyze/time-analysis.js';
-import { APF_POINTER, etcdRangeRow, metricsCaption, metricsRow, evidenceText, formatCount, formatRatio, incidentWhen, methodText, msCell, noFindingsText, noRvCell, orDash, overviewLines, plural, queryUnknownNote, readTotalText, servedCell, shortTime, whatIfText, wrapperNote } from './format.js';
+import { APF_POINTER, etcdRangeRow, metricsCaption, metricsRow, evidenceText, formatCount, formatRatio, incidentWhen, methodText, msCell, noFindingsText, noOffenderText, noRvCell, orDash, overviewLines, plural, queryUnknownNote, readTotalText, servedCell, shortTime, whatIfText, wrapperNote } from './format.js';
 import { safeText } from './text-safety.js';
 import { cutEnd, drawTable as layTable, vw, wrapLines, type Col } from './layout.js';
 
@@ -63,6 +63,8 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
   // The first screen: who, what, and the fix, one line each.
   out.push(c.bold.underline('Summary'));
   if (r.findings.length === 0) para(nothingRead(r) ? 'Nothing to analyse: no input held audit events or etcd entries (see the notes on stderr).' : noFindingsText(r, false));
+  const lone = noOffenderText(r);
+  if (lone !== null) para(safeText(lone));
   for (const x of sm.offenders) para(`${safeText(x.client)}: ${safeText(x.what)} → ${safeText(x.fix)}`, sevColor(c, x.severity)(x.severity.toUpperCase()) + ' ', '    ');
   const readTotal = readTotalText(sm);
   if (readTotal !== null) para(readTotal);

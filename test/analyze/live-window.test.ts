@@ -97,6 +97,37 @@ describe('the live window', () => {
 
   it('with no request read, the window is empty', async () => {
     const etcdOnly = JSON.stringify({ level: 'warn', ts: at(0), caller: 'etcdserver/util.go:170', msg: 'apply request took too long', took: '150ms', 'expected-duration': '100ms', prefix: 'read-only range ', request: 'key:"/registry/pods/" range_end:"/registry/pods0" ', response: 'range_response_count:10 size:100' });
-    expect(await live([etcdOnly], ['--window', '2m'])).toEqual({ seconds: 120, from: null, to: null, requests: 0, perSecond: 0, nowPerSecond: 0, etcdRequests: 0, etcdShare: null, top: [] });
+    expect(await live([etcdOnly], ['--window', '2m'])).toEqual({ seconds: 120, coveredSeconds: 0, from: null, to: null, requests: 0, perSecond: 0, nowPerSecond: 0, etcdRequests: 0, etcdShare: null, top: [] });
+  });
+
+  it('a log shorter than the window: the rates are over the time it covers (issue 21: "Now 7.8/s … over the window 0.7/s")', async () => {
+    // 40 lists, one every 0.5 s from 12:00:00: the log covers 20 s (to the end of the last 1 s bucket) of a 5 min window
+    const lines = Array.from({ length: 40 }, (_, i) => list('burst', i / 2));
+    const w = (await live(lines, ['--window', '5m']))!;
+    expect(w).toMatchObject({ seconds: 300, coveredSeconds: 20, requests: 40, perSecond: 2, nowPerSecond: 2 });
+    expect(w.top[0]).toMatchObject({ client: 'burst', requests: 40, perSecond: 2 });
+  });
+});
+
+describe('--follow into a pipe: one format a stream (issue 21)', () => {
+  const gz = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-scan-live-'));
+    const f = join(dir, 'audit.log.gz');
+    writeFileSync(f, gzipSync(LOG.join('\n') + '\n'));
+    return f;
+  };
+
+  it('without --output: JSON lines only, the last one final', async () => {
+    const r = await runCli(['--follow', '--kube-version', '1.30', gz()]);
+    const lines = r.stdout.split('\n').filter((l) => l.length > 0);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) expect(l.startsWith('{')).toBe(true);
+    expect(JSON.parse(lines.at(-1)!).live.final).toBe(true);
+  });
+
+  it('with -o markdown: that report alone, no JSON line before it', async () => {
+    const r = await runCli(['--follow', '-o', 'markdown', '--kube-version', '1.30', gz()]);
+    expect(r.stdout.startsWith('# Control-plane load: audit-scan report')).toBe(true);
+    expect(r.stdout.split('\n').some((l) => l.startsWith('{'))).toBe(false);
   });
 });

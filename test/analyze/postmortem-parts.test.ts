@@ -55,7 +55,7 @@ describe('why a finding matters, by its kind', () => {
     ['audit-gap', 'While the audit stream is silent, nothing in it says what the control plane did: a restart, dropped audit events, or an idle apiserver.'],
     ['list-storm', 'Many lists of one resource at once: each read from etcd reads the whole key prefix, each served from the watch cache costs apiserver CPU and memory to copy and encode.'],
     ['token-refresh-storm', 'The kubelet refreshes a projected service-account token at 80% of its TTL with at most 10 s of jitter, so pods started together call TokenRequest together, every TTL × 0.8, for as long as they run.'],
-    ['etcd-slow-ranges', 'etcd logs a read that takes longer than 100 ms; a list reads every key under its prefix, however few objects it returns.'],
+    ['etcd-slow-ranges', 'etcd logs a read that takes longer than its threshold (100 ms unless set otherwise); a list reads every key under its prefix, however few objects it returns.'],
   ])('%s', (kind, why) => expect(whyOf(f(kind), undefined)).toBe(why));
 
   it('a client finding takes its group’s most frequent reason, and names its resource', () => {

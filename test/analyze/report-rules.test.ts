@@ -211,7 +211,7 @@ describe('which groups become findings', () => {
     const etcd = (n: number) =>
       Array.from({ length: n }, (_, i) => JSON.stringify({ level: 'warn', ts: at(i * 100), caller: 'etcdserver/util.go:170', msg: 'apply request took too long', took: '150ms', prefix: 'read-only range ', request: 'key:"/registry/pods/" range_end:"/registry/pods0" ', response: 'range_response_count:7130 size:13313287' }));
     const high = await scan(etcd(100));
-    expect(high.findings).toMatchObject([{ kind: 'etcd-slow-ranges', severity: 'high', resource: 'pods', summary: 'etcd logged 100 slow reads of /registry/pods/, 7,130 objects each, up to 150 ms. Add the apiserver audit log to see which client sent them.' }]);
+    expect(high.findings).toMatchObject([{ kind: 'etcd-slow-ranges', severity: 'high', resource: 'pods', summary: 'etcd logged 100 slow reads (over 100 ms, etcd’s default threshold) of /registry/pods/, 7,130 objects each, up to 150 ms. Add the apiserver audit log to see which client sent them.' }]);
     expect((await scan(etcd(99))).findings[0].severity).toBe('medium');
   });
 });

@@ -185,11 +185,11 @@ describe('a finding, part by part', () => {
       {
         kind: 'etcd-slow-ranges',
         severity: 'medium',
-        summary: 'etcd logged 2 slow reads of /registry/pods/, 7,000 objects each, up to 120.5 ms. Add the apiserver audit log to see which client sent them.',
+        summary: 'etcd logged 2 slow reads (over 100 ms, the threshold its log states) of /registry/pods/, 7,000 objects each, up to 120.5 ms. Add the apiserver audit log to see which client sent them.',
         fix: 'Find the client in the audit log (lists of this resource without resourceVersion), then serve it from the watch cache or queue it with APF.',
         resource: 'pods',
         apf: null,
-        why: 'etcd logs a read that takes longer than 100 ms; a list reads every key under its prefix, however few objects it returns.',
+        why: 'etcd logs a read that takes longer than its threshold (100 ms unless set otherwise); a list reads every key under its prefix, however few objects it returns.',
       },
     ]);
     expect((await scan([read(T, '/registry/pods/', '/registry/pods0', 0, 7, 'count_only:true ')])).findings).toEqual([]);

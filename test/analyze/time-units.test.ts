@@ -191,9 +191,24 @@ describe('restarts', () => {
     });
   });
 
-  it('an input too short to have a rhythm says so: "?" ms, the 5 s floor', () => {
-    const [r] = findRestarts(state({ inputGaps: new Map([[0, [[from, to]]]]), inputSpacing: new Map([[0, newSpacingHistogram()]]) }));
-    expect(r!.summary).toContain("a gap here is ≥ 5 s: 100× this input's median spacing of ? ms, at least 5 s); no relist burst after it");
+  it('an input too short to have a rhythm has no gap rule: a pause with no sign of a restart is no finding (issue 21)', () => {
+    expect(findRestarts(state({ inputGaps: new Map([[0, [[from, to]]]]), inputSpacing: new Map([[0, newSpacingHistogram()]]) }))).toEqual([]);
+  });
+
+  it('several quiet spells of one input are one finding with a list, their durations in hours and days', () => {
+    const day = 86_400_000;
+    const gaps: Array<[number, number]> = [
+      [from, from + 3 * 3600_000 + 20 * 60_000],
+      [from + day, from + day + 260 * day + 18 * 3600_000],
+      [from + 500 * day, from + 500 * day + 45_000],
+    ];
+    const out = findRestarts(state({ inputGaps: new Map([[0, gaps]]), inputSpacing: new Map([[0, spacing()]]) }));
+    expect(out).toHaveLength(1);
+    expect(out[0]!).toMatchObject({ kind: 'audit-gap', severity: 'info', gapSeconds: 12000, gaps: [{ seconds: 12000 }, { seconds: 22528800 }, { seconds: 45 }] });
+    expect(out[0]!.summary).toBe(
+      `a.log: 3 pauses in its audit events, 260 d 21 h in all, with no sign of an apiserver restart (a gap here is ≥ 10 s: 100× this input's median spacing of 100 ms, at least 5 s): ` +
+        `${iso(gaps[0]![0])} – ${iso(gaps[0]![1])} (3 h 20 min); ${iso(gaps[1]![0])} – ${iso(gaps[1]![1])} (260 d 18 h); ${iso(gaps[2]![0])} – ${iso(gaps[2]![1])} (45 s).`,
+    );
   });
 
   it('identity-lease signs without a pause: one finding per cluster, each sign named once, an earlier sign out of order left in its cluster', () => {

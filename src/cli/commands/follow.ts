@@ -53,6 +53,9 @@ export async function runFollow(cfg: ScanConfig, io: FollowIO, toolVersion: stri
   if (io.signal?.aborted) stop.abort();
   io.signal?.addEventListener('abort', onSignal, { once: true });
   const tty = io.stdoutIsTTY;
+  // One format a stream: into a pipe, JSON lines (each interval and the final report) unless another --output was
+  // asked for, which then comes alone, once, at the end.
+  const jsonLines = !tty && (cfg.output === 'json' || !cfg.outputGiven);
   const notes: string[] = [];
   const note = (s: string): void => {
     notes.push(s);
@@ -98,7 +101,7 @@ export async function runFollow(cfg: ScanConfig, io: FollowIO, toolVersion: stri
     last = buildReport(state, reportOptions);
     if (tty) {
       if (!paused) await draw(last);
-    } else if (!(await io.write(jsonLine(last, { final: false, readBytes: reader.readBytes.n })))) {
+    } else if (jsonLines && !(await io.write(jsonLine(last, { final: false, readBytes: reader.readBytes.n })))) {
       readerGone = true;
       stop.abort();
     }
@@ -143,7 +146,7 @@ export async function runFollow(cfg: ScanConfig, io: FollowIO, toolVersion: stri
   if (readerGone) return 0;
   const report = buildReport(state, reportOptions);
   for (const n of tty ? notes : []) io.errText(n + '\n');
-  if (cfg.output === 'json' && !tty) await io.write(jsonLine(report, { final: true, readBytes: reader.readBytes.n }));
+  if (jsonLines) await io.write(jsonLine(report, { final: true, readBytes: reader.readBytes.n }));
   else {
     const { liveWindow: _w, ...plain } = report;
     await io.write(await renderReport(plain, cfg));
