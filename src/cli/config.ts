@@ -89,7 +89,9 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
   if (!['auto', 'always', 'never'].includes(colorWhen)) throw new UsageError(`--color: expected one of auto, always, never (got ${JSON.stringify(colorWhen)})`);
   const noColorEnv = e.env.NO_COLOR !== undefined && e.env.NO_COLOR !== '';
   const color = colorWhen === 'always' || (colorWhen === 'auto' && e.stdoutIsTTY && !noColorEnv && e.env.TERM !== 'dumb');
-  let width = e.stdoutIsTTY && e.columns !== undefined && e.columns > 0 ? e.columns : 120;
+  // A terminal's width; else COLUMNS, as `| less -R` in an 80-column pane sets it (like ls and git do); else 120.
+  const envColumns = /^\d+$/.test(e.env.COLUMNS ?? '') ? Number(e.env.COLUMNS) : 0;
+  let width = e.stdoutIsTTY && e.columns !== undefined && e.columns > 0 ? e.columns : envColumns >= 40 ? envColumns : 120;
   if (raw.width !== undefined) {
     width = Number(raw.width);
     if (!Number.isInteger(width) || width < 40) throw new UsageError(`--width: expected a whole number ≥ 40 (got ${JSON.stringify(raw.width)})`);

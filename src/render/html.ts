@@ -37,7 +37,7 @@ const CSS = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--mute:#57606a
 @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--mute:#8d96a0;--line:#30363d;--head:#161b22}}
 *{box-sizing:border-box}body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;padding:1.5rem;max-width:76rem;color:var(--fg);background:var(--bg)}
 h1{font-size:1.5rem;margin:0 0 .75rem}h2{font-size:1.2rem;margin:2rem 0 .5rem;border-bottom:1px solid var(--line);padding-bottom:.25rem}
-p,li,figcaption{overflow-wrap:anywhere}td{overflow-wrap:break-word;max-width:22rem}td small{color:var(--mute);overflow-wrap:anywhere}td .k,td code{white-space:nowrap;overflow-wrap:normal}ul.overview{padding-left:1.2rem;color:var(--mute)}
+p,li,figcaption{overflow-wrap:anywhere}td{overflow-wrap:break-word;max-width:22rem}td small{color:var(--mute);overflow-wrap:anywhere}td .k,td code{white-space:nowrap;overflow-wrap:normal}td code.path{white-space:normal;overflow-wrap:anywhere;word-break:break-all}ul.overview{padding-left:1.2rem;color:var(--mute)}
 .scroll{overflow-x:auto;max-width:100%;margin:.5rem 0 1rem}table{border-collapse:collapse;font-size:.9rem}
 th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top}th{background:var(--head)}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
@@ -154,7 +154,7 @@ export function renderHtml(r: ScanReport): string {
   if (r.listGroups.length === 0) out.push('<p>No list requests.</p>');
   else {
     const amp = r.listGroups.filter((g) => g.servedFrom.etcd > 0 && g.objectsReadPerRequest !== null && g.objectsReturnedPerRequest !== null).slice(0, 8);
-    if (amp.length > 0) out.push(readReturnedChart('Objects etcd read per list against objects returned (log scale)', amp.map((g) => ({ label: `${g.userAgent.split(' ')[0] || '(none)'} ${g.resource}`, read: g.objectsReadPerRequest!, returned: g.objectsReturnedPerRequest! }))));
+    if (amp.length > 0) out.push(readReturnedChart('Objects etcd read per list against objects returned', amp.map((g) => ({ label: `${g.userAgent.split(' ')[0] || '(none)'} ${g.resource}`, read: g.objectsReadPerRequest!, returned: g.objectsReturnedPerRequest! }))));
     out.push(table(HTML_GROUP_HEAD, r.listGroups.map((g, i) => htmlGroupRow(g, i)), HTML_GROUP_NUMERIC));
     const notes: string[] = [];
     if (r.listGroups.some((g) => g.estimated)) notes.push('~ estimated: objects under the etcd prefix ÷ nodes seen.');
@@ -178,7 +178,8 @@ export function renderHtml(r: ScanReport): string {
     table(
       ['input', 'lines', 'audit events', 'etcd entries', 'other lines', 'skipped', 'note'],
       r.inputs.map((i) => [
-        `<code>${h(i.name)}</code>`,
+        // a path may be long: it wraps inside its cell instead of running over the numbers beside it
+        `<code class="path">${h(i.name)}</code>`,
         formatCount(i.lines),
         formatCount(i.auditEvents),
         formatCount(i.etcdEntries),

@@ -74,31 +74,37 @@ export function rateChart(title: string, series: Array<{ label: string; points: 
       last = t;
     }
     parts.push(`<polyline fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="${i === 0 ? 2 : 1.5}" points="${path.join(' ')}"><title>${h(s.label)}</title></polyline>`);
+    // A series active in one bucket is one point, which a polyline does not draw: a mark shows it, and where.
+    if (pts.length === 1) {
+      const [t, n] = pts[0]!;
+      parts.push(`<circle cx="${x(t).toFixed(1)}" cy="${y(n / bucketSeconds).toFixed(1)}" r="3.5" fill="${COLORS[i % COLORS.length]}"><title>${h(s.label)}: ${Math.round(n / bucketSeconds)}/s at ${fmtTime(t)}</title></circle>`);
+    }
   });
   const legend = series.map((s, i) => `<li><span style="background:${COLORS[i % COLORS.length]}"></span>${h(s.label)}</li>`).join('');
   return `<figure class="chart"><figcaption>${h(title)}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${h(title)}" data-series="${series.length}">${parts.join('')}<text x="12" y="${T + 4}" transform="rotate(-90 12 ${T + 4})" text-anchor="end">requests/s</text></svg><ul class="legend">${legend}</ul></figure>`;
 }
 
-/** Objects read from etcd against objects returned, per list group (a log scale: ratios are the point). */
+/** Objects read from etcd against objects returned, per list group. A linear bar for the objects read, the part
+ * returned drawn inside it, and the ratio in words beside it: on a log scale 65× looked like 2:1. */
 export function readReturnedChart(title: string, rows: Array<{ label: string; read: number; returned: number }>): string {
   if (rows.length === 0) return '';
   const W = 720;
-  const rowH = 34;
+  const rowH = 30;
   const L = 230;
-  const R = 80;
-  const H = rows.length * rowH + 28;
-  const max = Math.max(...rows.map((r) => Math.max(r.read, r.returned)), 10);
-  const lmax = Math.log10(max * 1.2);
-  const w = (v: number): number => (v <= 0 ? 0 : (Math.max(0, Math.log10(v + 1)) / lmax) * (W - L - R));
+  const R = 150;
+  const H = rows.length * rowH + 12;
+  const max = Math.max(...rows.map((r) => Math.max(r.read, r.returned)), 1);
+  const w = (v: number): number => (v <= 0 ? 0 : Math.max(1, (v / max) * (W - L - R)));
   const parts: string[] = [];
   rows.forEach((r, i) => {
     const y0 = i * rowH + 8;
-    parts.push(`<text x="${L - 8}" y="${y0 + 16}" text-anchor="end">${h(r.label.length > 34 ? r.label.slice(0, 33) + '…' : r.label)}</text>`);
-    parts.push(`<rect x="${L}" y="${y0}" width="${w(r.read).toFixed(1)}" height="11" fill="${COLORS[1]}"><title>read ${r.read}</title></rect>`);
-    parts.push(`<rect x="${L}" y="${y0 + 13}" width="${w(r.returned).toFixed(1)}" height="11" fill="${COLORS[2]}"><title>returned ${r.returned}</title></rect>`);
-    parts.push(`<text x="${(L + w(r.read) + 6).toFixed(1)}" y="${y0 + 10}">${Math.round(r.read).toLocaleString('en-US')}</text>`);
-    parts.push(`<text x="${(L + w(r.returned) + 6).toFixed(1)}" y="${y0 + 23}">${Math.round(r.returned).toLocaleString('en-US')}</text>`);
+    const ratio = r.returned > 0 ? r.read / r.returned : null;
+    const words = ratio === null ? `${Math.round(r.read).toLocaleString('en-US')} read, none returned` : `${Math.round(r.read).toLocaleString('en-US')} read for ${Math.round(r.returned).toLocaleString('en-US')} returned: ${ratio >= 10 ? Math.round(ratio) : Math.round(ratio * 10) / 10}×`;
+    parts.push(`<text x="${L - 8}" y="${y0 + 13}" text-anchor="end">${h(r.label.length > 34 ? r.label.slice(0, 33) + '…' : r.label)}</text>`);
+    parts.push(`<rect x="${L}" y="${y0}" width="${w(r.read).toFixed(1)}" height="18" fill="${COLORS[1]}"><title>read ${Math.round(r.read)}</title></rect>`);
+    parts.push(`<rect x="${L}" y="${y0 + 4}" width="${w(Math.min(r.returned, r.read)).toFixed(1)}" height="10" fill="${COLORS[2]}"><title>returned ${Math.round(r.returned)}</title></rect>`);
+    parts.push(`<text x="${(L + w(Math.max(r.read, r.returned)) + 6).toFixed(1)}" y="${y0 + 13}">${h(words)}</text>`);
   });
-  const legend = `<li><span style="background:${COLORS[1]}"></span>objects read from etcd per list</li><li><span style="background:${COLORS[2]}"></span>objects returned per list</li>`;
+  const legend = `<li><span style="background:${COLORS[1]}"></span>objects read from etcd per list (to scale)</li><li><span style="background:${COLORS[2]}"></span>of them, returned</li>`;
   return `<figure class="chart"><figcaption>${h(title)}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${h(title)}" data-series="2">${parts.join('')}</svg><ul class="legend">${legend}</ul></figure>`;
 }
