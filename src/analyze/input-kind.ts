@@ -29,6 +29,9 @@ export function describeInput(i: InputStats, isStdin: boolean): string {
     return "it looks like the apiserver's klog log: audit events are written to the file named by --audit-log-path (or sent to --audit-webhook-config-file), not to the apiserver's own log";
   }
   if (share(i.otherKinds.get('go-panic') ?? 0, content)) return 'it looks like a Go panic or stack trace, not a log of events';
+  if (share(i.otherKinds.get('linux-auditd') ?? 0, content)) {
+    return "it is Linux auditd's log (the kernel's audit of system calls, /var/log/audit/audit.log), not the Kubernetes audit log: that is the file named by kube-apiserver's --audit-log-path (often /var/log/kubernetes/audit/audit.log)";
+  }
   if (share(i.otherKinds.get('prometheus metrics') ?? 0, content)) {
     return "it is a Prometheus metrics dump without the apiserver's storage metrics (apiserver_storage_objects, apiserver_storage_list_*): take it from the apiserver, kubectl get --raw /metrics";
   }

@@ -853,7 +853,8 @@ export class ScanState {
         this.addMetric(k.sample);
         return 'metric';
       case 'unknown':
-        this.lastReason = depth > 0 ? `${this.innerWrapper} record holds text of no known format` : terminated ? 'not a known format' : 'truncated last line';
+        // a line of no known format is that, newline or not: only JSON that stops short is a cut line
+        this.lastReason = depth > 0 ? `${this.innerWrapper} record holds text of no known format` : 'not a known format';
         return 'skipped';
       case 'json': {
         if (k.wrapper !== null) this.wrapped(k.wrapper);

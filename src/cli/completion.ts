@@ -28,6 +28,7 @@ const SUBCOMMANDS: Array<[string, string]> = [
   ['scan', 'the scan, over a store (--db)'],
   ['completion', 'print a shell completion script'],
   ['help', 'every option'],
+  ['version', 'the version'],
 ];
 
 const DIR_OPTIONS = new Set(['--apf-out', '--parquet']);

@@ -77,6 +77,8 @@ export async function run(argv: string[], io: IO): Promise<number> {
   const name = io.commandName ?? 'audit-scan';
   // `audit-scan help` is help, unless a file of that name is there to read
   if (argv.length === 1 && argv[0] === 'help' && !existsSync('help')) argv = ['--help'];
+  // `audit-scan version`, as kubectl takes it, is --version, again unless a file of that name is there to read
+  if (argv.length === 1 && argv[0] === 'version' && !existsSync('version')) argv = ['--version'];
   if (argv[0] === 'completion') {
     const shell = argv[1];
     if (argv.length !== 2 || shell === undefined || !COMPLETION_SHELLS.includes(shell)) {

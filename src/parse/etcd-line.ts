@@ -162,10 +162,12 @@ export function parseEtcdZap(o: Record<string, unknown>): EtcdEntry | null {
     const req = typeof o.request === 'string' ? parseRangeRequestText(o.request) : null;
     const tookMs = parseGoDurationMs(o.took);
     const expectedMs = parseGoDurationMs(o['expected-duration']);
-    if (!prefix.startsWith('read-only range') || req === null) return { kind: 'other', what: 'slow write', tsMs, tookMs, expectedMs };
+    // (the threshold only when the line states one: an entry has the fields it read, no more)
+    const stated = expectedMs === null ? {} : { expectedMs };
+    if (!prefix.startsWith('read-only range') || req === null) return { kind: 'other', what: 'slow write', tsMs, tookMs, ...stated };
     const resp = parseRangeResponseText(typeof o.response === 'string' ? o.response : '');
     const error = typeof o.error === 'string' ? o.error : resp.error;
-    return { kind: 'range', via: 'apply', tsMs, tookMs, ...req, objects: resp.objects, totalKeys: null, bytes: resp.bytes, error, expectedMs };
+    return { kind: 'range', via: 'apply', tsMs, tookMs, ...req, objects: resp.objects, totalKeys: null, bytes: resp.bytes, error, ...stated };
   }
   if (TRACE_RANGE.test(msg)) {
     // Stryker disable next-line ConditionalExpression,StringLiteral: a detail that is no string, or any stand-in for it, holds no range_begin
@@ -219,7 +221,9 @@ export function parseEtcdZap(o: Record<string, unknown>): EtcdEntry | null {
   // raft's messages name the member and the term ("e314aa37237fd5ad became leader at term 2"): one kind for all of
   // them, or each election of a long log would add kinds to the input's otherKinds
   // slow fdatasync, a late heartbeat and the like: keep how long they took and what etcd expected
-  return { kind: 'other', what: o.caller.startsWith('raft/') ? 'raft' : msg.slice(0, 80), tsMs, tookMs: parseGoDurationMs(o.took), expectedMs: parseGoDurationMs(o['expected-duration']) };
+  const took = parseGoDurationMs(o.took);
+  const expected = parseGoDurationMs(o['expected-duration']);
+  return { kind: 'other', what: o.caller.startsWith('raft/') ? 'raft' : msg.slice(0, 80), tsMs, ...(took === null ? {} : { tookMs: took }), ...(expected === null ? {} : { expectedMs: expected }) };
 }
 
 // etcd's zap callers are package/file.go:line in its own tree (3.4–3.6): embed/etcd.go:301, etcdserver/util.go:170.
@@ -262,7 +266,7 @@ export function parseEtcdMessage(pkg: string, msg: string, tsMs: number | null):
     if (msg.includes('took too long')) {
       // "apply entries took too long [157.2ms for 1 entries]", "… took too long (141ms) to execute": a write or a slow apply
       const t = /took too long[^\d]*(\d+(?:\.\d+)?(?:ns|µs|us|ms|s))/.exec(msg);
-      return { kind: 'other', what: 'slow request', tsMs, tookMs: t === null ? null : parseGoDurationMs(t[1]) };
+      return { kind: 'other', what: 'slow request', tsMs, ...(t === null ? {} : { tookMs: parseGoDurationMs(t[1]) }) };
     }
   }
   const v = /^etcd Version: (\S+)/.exec(msg);
@@ -270,7 +274,7 @@ export function parseEtcdMessage(pkg: string, msg: string, tsMs: number | null):
   if (pkg === 'wal' && msg.startsWith('sync duration')) {
     // "sync duration of 1.2s, expected less than 1s"
     const t = /^sync duration of (\S+?),/.exec(msg);
-    return { kind: 'other', what: 'wal sync', tsMs, tookMs: t === null ? null : parseGoDurationMs(t[1]) };
+    return { kind: 'other', what: 'wal sync', tsMs, ...(t === null ? {} : { tookMs: parseGoDurationMs(t[1]) }) };
   }
   return { kind: 'other', what: `${pkg}`, tsMs };
 }

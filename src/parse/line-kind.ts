@@ -47,6 +47,10 @@ const ETCD_IDENT = /^(?:etcd|k3s|rke2)\b/;
 const ETCD_RAFT = /^raft\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:DEBUG|INFO|WARN|ERROR|FATAL|PANIC): /;
 const ETCD_FLAG_WARNING = /^\[WARNING\] Deprecated '--[a-z-]+/;
 const GRPC_LOG = /^(?:INFO|WARNING|ERROR|FATAL): \d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d(?:\.\d+)? /;
+// Linux auditd (/var/log/audit/audit.log, the kernel's audit of syscalls: a file of the same name as the apiserver's)
+const AUDITD = /^(?:node=\S+ )?type=[A-Z_]+ msg=audit\(\d+\.\d+:\d+\): /;
+// `minikube logs` section headers: "==> etcd [e5c4b…] <==", "* ==> kube-apiserver [9a…] <=="
+const MINIKUBE_HEADER = /^(?:\* )?==> .+ <==$/;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 /** What stripPrefixes found. */
@@ -96,6 +100,12 @@ export function stripPrefixes(line: string, nowMs = Date.now(), year: number | n
       } else note('kubectl');
       continue;
     }
+    // `minikube logs` bullets each line of a component's log ("* 2026-11-30 10:00:00.000000 W | etcdserver: …")
+    if (s.startsWith('* ') && (s.charCodeAt(2) === 123 || /^\* \d{4}-\d\d-\d\d[ T]\d\d:|^\* [IWEF]\d{4} /.test(s))) {
+      s = s.slice(2);
+      note('minikube');
+      continue;
+    }
     const sl = SYSLOG.exec(s);
     if (sl) {
       tsMs ??= syslogTime(sl, nowMs, year);
@@ -142,6 +152,8 @@ export function classifyLine(line: string, nowMs = Date.now(), year: number | nu
   const c = rest.charCodeAt(0);
   if (c === 123) return { kind: 'json', text: rest, prefixed, wrapper };
   if (KLOG.test(rest)) return { kind: 'other', what: 'klog' };
+  if (AUDITD.test(rest)) return { kind: 'other', what: 'linux-auditd' };
+  if (MINIKUBE_HEADER.test(rest)) return { kind: 'other', what: 'minikube logs header' };
   if (isCapnslogLine(rest)) return { kind: 'capnslog', text: rest, wrapper };
   if (ETCD_RAFT.test(rest)) return { kind: 'other', what: 'etcd raft' };
   if (ETCD_FLAG_WARNING.test(rest)) return { kind: 'other', what: 'etcd flag warning' };
