@@ -80,9 +80,8 @@ async function duck(): Promise<DuckModule> {
   } catch (err) {
     // a plain scan never needs DuckDB, so the package does not install it (75 MB): the store commands ask for it
     throw new InputError(
-      `the DuckDB store needs @duckdb/node-api, which is not installed (${(err as Error).message.split('\n')[0]}). ` +
-        `Install it next to audit-scan (npm install -g audit-scan @duckdb/node-api@${DUCKDB_VERSION}), or run through npx with both: ` +
-        `npx -p audit-scan -p @duckdb/node-api@${DUCKDB_VERSION} audit-scan load …`,
+      // the command that installs it where this audit-scan lives follows (cli/install.ts)
+      `the DuckDB store needs @duckdb/node-api@${DUCKDB_VERSION}, which is not installed (${(err as Error).message.split('\n')[0]}).`,
     );
   }
 }
