@@ -41,7 +41,7 @@ describe('installed in a project without DuckDB', () => {
     const r = await spawnCli(['load', '--db', join(dir, 'x.duckdb'), join(app, 'fixtures', 'demo')], null, { bin: join(app, 'bin', 'audit-scan.js'), cwd: dir });
     expect(r.code).toBe(1);
     const lines = r.stderr.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^audit-scan: the DuckDB store needs @duckdb\/node-api, which is not installed/);
+    expect(lines[0]).toMatch(/^audit-scan: the DuckDB store needs @duckdb\/node-api@[\d.]+-r\.\d+, which is not installed/);
     expect(lines[1]).toBe(`audit-scan: from ${app}: cd ${dir} && npm install ${pkg}`);
   });
 });
