@@ -5,6 +5,7 @@
 import type { ReadGroup } from './read-groups.js';
 import type { AnyFinding, EtcdRangeReport, Finding, GroupReport } from './report.js';
 import type { RestartFinding, StormFinding, TokenFinding } from './time-analysis.js';
+import type { ImbalanceFinding } from './apiservers.js';
 import { TimeSeries } from './time-series.js';
 import { humanSeconds } from './gaps.js';
 
@@ -48,6 +49,8 @@ export function whyOf(f: AnyFinding, g: GroupReport | undefined): string {
       return 'While the audit stream is silent, nothing in it says what the control plane did: a restart, dropped audit events, or an idle apiserver.';
     case 'list-storm':
       return 'Many lists of one resource at once: each read from etcd reads the whole key prefix, each served from the watch cache costs apiserver CPU and memory to copy and encode.';
+    case 'apiserver-imbalance':
+      return 'A client sends every request over one HTTP/2 connection and keeps it: after an apiserver restarts, its clients reconnect through the load balancer to the others and stay there, so the restarted one idles while the others carry its load until connections happen to close.';
     case 'token-refresh-storm':
       return 'The kubelet refreshes a projected service-account token at 80% of its TTL with at most 10 s of jitter, so pods started together call TokenRequest together, every TTL × 0.8, for as long as they run.';
     case 'etcd-slow-ranges':
@@ -233,6 +236,9 @@ export function incidentOf(findings: AnyFinding[], count: (n: number) => string)
     } else if (f.kind === 'list-storm') {
       const st = f as StormFinding;
       out.push({ start: st.start, end: st.end, kind: st.kind, what: `${count(st.requests)} ${st.resource} lists, peak ${st.peakPerSecond}/s, ${st.etcdShare === null ? 'served from an unknown mix' : st.etcdShare >= 0.5 ? `${Math.round(st.etcdShare * 100)}% from etcd` : 'from the watch cache'}` });
+    } else if (f.kind === 'apiserver-imbalance') {
+      const im = f as ImbalanceFinding;
+      out.push({ start: im.start, end: im.end, kind: im.kind, what: `${im.apiserver} served ${Math.round(im.shareAfter * 100)}% of the requests after its restart (even share ${Math.round(im.evenShare * 100)}%)` });
     } else if (f.kind === 'token-refresh-storm') {
       const tk = f as TokenFinding;
       tk.waves.forEach((wv, i) => out.push({ start: wv.start, end: wv.end, kind: 'token-wave', what: `TokenRequest wave ${i + 1} of ${tk.waves.length}: ${count(wv.requests)} request${wv.requests === 1 ? '' : 's'}, peak ${wv.peakPerSecond}/s` }));
@@ -250,6 +256,9 @@ export interface Method {
   /** where etcd's zap logger may have dropped lines (it samples: 100 lines of a message a second, then 1 in 100), so
    * the slow etcd reads counted there are a lower bound; absent when nowhere */
   etcdSampled?: Array<{ from: string; to: string; message: string; lines: number }>;
+  /** how inputs map to apiservers, or why the logs cannot say which apiserver served a request; absent with no
+   * audit event */
+  apiservers?: string;
 }
 
 export function methodOf(lists: GroupReport[], kube: { version: string; reason: string }): Method {

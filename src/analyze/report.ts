@@ -12,6 +12,7 @@ import type { TimeSeries } from './time-series.js';
 import { etcdEvidence, fixMovesToCache, incidentOf, methodOf, summaryOf, whatIfPlanner, whyOf, type Evidence, type IncidentEvent, type Method, type Summary, type WhatIf } from './postmortem.js';
 import { buildTimeline, findRestarts, findStorms, findTokenWaves, type RestartFinding, type StormFinding, type Timeline, type TokenFinding } from './time-analysis.js';
 import type { Redactor } from './redact.js';
+import { analyzeApiservers, type ApiserversReport, type ImbalanceFinding } from './apiservers.js';
 import { formatKubeVersion, inferKubeVersion, parseKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
 import { formatTimestamp } from '../parse/time.js';
 import { metricsFacts, type ListDelta, type MetricsDump, type MetricsFacts } from './metrics.js';
@@ -213,7 +214,7 @@ export interface Finding {
 }
 
 /** Any finding in findings[]. */
-export type AnyFinding = Finding | RestartFinding | StormFinding | TokenFinding;
+export type AnyFinding = Finding | RestartFinding | StormFinding | TokenFinding | ImbalanceFinding;
 
 /** Where the report's etcd key prefix came from: --etcd-prefix, or the keys of the reads (model/etcd-key.ts). */
 export function describeEtcdPrefix(given: string | null, seen: ReadonlyMap<string, number>): ScanReport['kubernetes']['etcdPrefix'] {
@@ -306,6 +307,8 @@ export interface ScanReport {
   metrics: MetricsReport | null;
   /** the filters given, and what they left out; null when none was given */
   filters: FiltersReport | null;
+  /** each apiserver's inputs and share of the requests, when the inputs say which apiserver wrote them */
+  apiservers: ApiserversReport;
 }
 
 /** What the filters did: the requests (and etcd lines) they left out of a log that covers `totals.firstSeen` to
@@ -508,12 +511,16 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     audit: auditEvents > 0,
   };
   const slowDisk = etcdSlowFinding(etcdContext);
+  const storms = findStorms(state, index);
+  const restarts = findRestarts(state);
+  const apiservers = analyzeApiservers(state, restarts, storms);
   const findings: ScanReport['findings'] = [
     ...buildFindings(head, lists, gets, etcdRanges, assumed.version, groupOf, etcdContext),
     ...(slowDisk ? [slowDisk] : []),
-    ...findStorms(state, index),
+    ...storms,
     ...(token ? [token] : []),
-    ...findRestarts(state),
+    ...restarts,
+    ...apiservers.findings,
   ];
   findings.sort((a, b) => rank[a.severity]! - rank[b.severity]!);
   // The postmortem parts: why, evidence and what-if per finding; the summary, the incident, every fix at once.
@@ -541,7 +548,9 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     method: methodOf(lists, head.kubernetes),
     metrics: metricsReportOf(facts, dumps.length, o.top),
     filters: filtersReportOf(state),
+    apiservers: apiservers.report,
   };
+  if (apiservers.method !== '') report.method.apiservers = apiservers.method;
   if (report.metrics !== null) addMetricsMethod(report.method, report.metrics);
   addEtcdSamplingMethod(report.method, zapSampledSpans(state.etcd.zapSeconds));
   if (report.filters !== null) {

@@ -199,6 +199,38 @@ export interface TimeState {
   inputSpacing: Map<number, SpacingHistogram>;
   /** input index → restart signs other than gaps ([time, what]) */
   inputSigns: Map<number, Array<[number, string]>>;
+  /** input index → every request it holds, filtered or not: each apiserver's share over time (apiservers.ts) */
+  inputRequests: Map<number, TimeSeries>;
+  /** clientInputKey(input, user agent, user) → that client's requests on that input, in coarse buckets: where an
+   * apiserver's clients went after it restarted. At most MAX_CLIENT_INPUTS keys; past it, counted in
+   * clientInputsOverflow */
+  clientInputs: Map<string, ClientCounts>;
+  /** requests of (client, input) pairs past MAX_CLIENT_INPUTS, not tracked per client */
+  clientInputsOverflow: number;
+}
+
+/** One client's requests on one input: all of them, and its lists and watch-lists (the relists of a storm). */
+export interface ClientCounts {
+  all: TimeSeries;
+  lists: TimeSeries | null;
+}
+
+/** Most (client, input) pairs kept: a kubelet per node on each apiserver is 15,000 on a 5,000-node cluster. */
+export const MAX_CLIENT_INPUTS = 20_000;
+/** Buckets kept per (client, input) series, at least a minute wide: 2 h at a minute, then coarser. */
+export const CLIENT_SERIES_BUCKETS = 120;
+export const CLIENT_SERIES_MIN_MS = 60_000;
+
+/** The key of one client (user agent and user) on one input in TimeState.clientInputs. */
+export function clientInputKey(input: number, userAgent: string, username: string): string {
+  return `${input}\u0000${userAgent}\u0000${username}`;
+}
+
+/** The parts of a clientInputKey(). */
+export function parseClientInputKey(k: string): { input: number; userAgent: string; username: string } {
+  const a = k.indexOf('\u0000');
+  const b = k.indexOf('\u0000', a + 1);
+  return { input: Number(k.slice(0, a)), userAgent: k.slice(a + 1, b), username: k.slice(b + 1) };
 }
 
 /** What a finished segment hands to reconcile(): its counts, its open requests and its edges. */
@@ -405,6 +437,9 @@ export class ScanState {
       inputGaps: new Map(),
       inputSpacing: new Map(),
       inputSigns: new Map(),
+      inputRequests: new Map(),
+      clientInputs: new Map(),
+      clientInputsOverflow: 0,
     };
   }
 
@@ -641,7 +676,7 @@ export class ScanState {
       bump(inp.implausibleKinds, 'far', far);
       inp.firstMs = r.kept.length > 0 ? r.kept[0]!.fromMs : null;
       inp.lastMs = r.kept.length > 0 ? r.kept[r.kept.length - 1]!.toMs : null;
-      for (const m of [this.time.inputLists, this.time.inputWatchEnds]) {
+      for (const m of [this.time.inputLists, this.time.inputWatchEnds, this.time.inputRequests]) {
         const s = m.get(idx);
         if (s !== undefined) dropBuckets(s, r.far, []);
       }
@@ -719,6 +754,17 @@ export class ScanState {
     for (const [k, s] of o.time.inputLists) this.seriesIn(t.inputLists as Map<string | number, TimeSeries>, k).merge(s);
     for (const [k, s] of o.time.inputWatchEnds) this.seriesIn(t.inputWatchEnds as Map<string | number, TimeSeries>, k).merge(s);
     for (const [k, s] of o.time.initRejects) this.seriesIn(t.initRejects as Map<string | number, TimeSeries>, k).merge(s);
+    for (const [k, s] of o.time.inputRequests) this.seriesIn(t.inputRequests as Map<string | number, TimeSeries>, k).merge(s);
+    t.clientInputsOverflow += o.time.clientInputsOverflow;
+    for (const [k, c] of o.time.clientInputs) {
+      const mine = t.clientInputs.get(k);
+      if (mine !== undefined) {
+        mine.all.merge(c.all);
+        if (c.lists !== null) (mine.lists ??= this.clientSeries()).merge(c.lists);
+      } else if (t.clientInputs.size < MAX_CLIENT_INPUTS) {
+        t.clientInputs.set(k, { all: reviveSeries(c.all, CLIENT_SERIES_BUCKETS), lists: c.lists === null ? null : reviveSeries(c.lists, CLIENT_SERIES_BUCKETS) });
+      } else for (const n of c.all.buckets.values()) t.clientInputsOverflow += n; // a structured clone: no methods
+    }
     this.counters.pendingEvicted += o.counters.pendingEvicted;
     this.counters.tokenRequests += o.counters.tokenRequests;
     for (const [k, n] of o.counters.byVerb) bump(this.counters.byVerb, k, n);
@@ -1312,10 +1358,12 @@ export class ScanState {
     if (e.userAgent.length > 0 || e.username.length > 0) this.versions.add(e.username, e.userAgent);
     const at = e.receivedMs;
     if (at !== null) {
-      if (e.verb === 'list' || (e.verb === 'watch' && e.requestURI.includes('sendInitialEvents') && isWatchList(e.verb, e.query ?? parseRequestQuery(e.requestURI), e.code))) {
-        this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);
-      }
+      const listing = e.verb === 'list' || (e.verb === 'watch' && e.requestURI.includes('sendInitialEvents') && isWatchList(e.verb, e.query ?? parseRequestQuery(e.requestURI), e.code));
+      if (listing) this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);
       if (e.verb === 'watch' && isTerminalStage(e.stage)) this.seriesIn(this.time.inputWatchEnds as Map<string | number, TimeSeries>, inputIndex).add(e.stageMs ?? at);
+      // Each apiserver's share and where its clients went (apiservers.ts): every request, as the restart rules.
+      this.seriesIn(this.time.inputRequests as Map<string | number, TimeSeries>, inputIndex).add(at);
+      this.countClient(e, inputIndex, at, listing);
       if (e.cacheInitializing === true) {
         const path = e.resource.length > 0 ? null : parseRequestUri(e.requestURI).path;
         const rk = resourceKeyOf(e.apiGroup || (path?.apiGroup ?? ''), e.resource || (path?.resource ?? ''));
@@ -1373,6 +1421,28 @@ export class ScanState {
       return; // non-resource URL or a subresource: not a cacheable read
     }
     this.countRead(e, path.resource, path.apiGroup, path.namespace, parsed.query, node, inputIndex);
+  }
+
+  /** Counts a request for its client (user agent and user) on its input, within the MAX_CLIENT_INPUTS cap. */
+  private countClient(e: AuditEvent, inputIndex: number, at: number, listing: boolean): void {
+    const t = this.time;
+    const k = clientInputKey(inputIndex, e.userAgent, e.username);
+    let c = t.clientInputs.get(k);
+    if (c === undefined) {
+      if (t.clientInputs.size >= MAX_CLIENT_INPUTS) {
+        t.clientInputsOverflow++;
+        return;
+      }
+      c = { all: this.clientSeries(), lists: null };
+      t.clientInputs.set(k, c);
+    }
+    c.all.add(at);
+    if (listing) (c.lists ??= this.clientSeries()).add(at);
+  }
+
+  /** A per-client series: at least a minute wide, CLIENT_SERIES_BUCKETS at most. */
+  private clientSeries(): TimeSeries {
+    return new TimeSeries(Math.max(CLIENT_SERIES_MIN_MS, this.timeOptions.bucketMs), CLIENT_SERIES_BUCKETS);
   }
 
   /** The cluster facts of a request a filter left out: the node it speaks for, and a full list's size. */

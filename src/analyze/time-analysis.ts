@@ -7,6 +7,7 @@ import type { GroupReport } from './report.js';
 import { TimeSeries, lowerBound, maxIn, medianWithZeros, sortedBuckets, squeezeSparse } from './time-series.js';
 import { parseMarkKey, type ReadGroup } from './read-groups.js';
 import { clientName } from './report.js';
+import type { RelistLanding } from './apiservers.js';
 import { ADAPTIVE_GAP_FACTOR, gapThresholdMs, humanSeconds, medianSpacingMs, MIN_GAP_MS } from './gaps.js';
 
 /** The defaults that define a storm and a wave; documented in the README. */
@@ -79,6 +80,9 @@ export interface StormFinding {
   beganBeforeLog: boolean;
   endedAfterLog: boolean;
   sparkline: number[];
+  /** after an apiserver went down: where the lists of its clients landed, per apiserver (apiservers.ts); null
+   * when the storm followed no restart of an apiserver the logs name */
+  afterRestart?: RelistLanding | null;
   /** why it matters, from how the apiserver works (postmortem.ts) */
   why?: string;
 }

@@ -224,9 +224,9 @@ export function windowText(w: { start: string | null; end: string | null; second
 }
 
 /** The method in one paragraph: what is measured, what estimated, and the rules' version. */
-export function methodText(m: { measured: string[]; estimated: string[]; kubernetes: string }, esc: (s: string) => string): string {
+export function methodText(m: { measured: string[]; estimated: string[]; kubernetes: string; apiservers?: string }, esc: (s: string) => string): string {
   const k = esc(m.kubernetes);
-  return `Method. Measured: ${m.measured.join('; ')}.${m.estimated.length > 0 ? ` Estimated: ${m.estimated.join('; ')}.` : ''} ${k.charAt(0).toUpperCase()}${k.slice(1)}.`;
+  return `Method. Measured: ${m.measured.join('; ')}.${m.estimated.length > 0 ? ` Estimated: ${m.estimated.join('; ')}.` : ''} ${k.charAt(0).toUpperCase()}${k.slice(1)}.${m.apiservers !== undefined ? ` ${esc(m.apiservers)}.` : ''}`;
 }
 
 /** The overview under the title, one sentence per entry; `esc` makes a log string safe for the format. */
@@ -243,6 +243,11 @@ export function overviewLines(r: ScanReport, esc: (s: string) => string): string
     `Window ${windowText(sm.window)}${peak}. Kubernetes ${esc(r.kubernetes.version)} (${esc(r.kubernetes.reason)})${r.kubernetes.etcdVersion !== null ? `; etcd ${esc(r.kubernetes.etcdVersion)}` : ''}${esc(etcdPrefixNote(r.kubernetes.etcdPrefix))}`,
     `Lists ${formatCount(t.listRequests)} (${formatCount(t.listFromEtcd)} from etcd, ${formatCount(t.listWithoutResourceVersion)} without resourceVersion); gets ${formatCount(t.getRequests)} (${formatCount(t.getFromEtcd)} from etcd); ${plural(t.clusterNodes, 'node')} seen`,
   ];
+  const ap = r.apiservers;
+  if (ap.identified) {
+    const each = ap.apiservers.map((a) => `${esc(a.name)} ${Math.round(a.share * 100)}% (${formatCount(a.requests)}${a.restarts.length > 0 ? `; restarted ${a.restarts.map((x) => x.slice(11, 19)).join(', ')}` : ''})`);
+    out.push(`Apiservers: ${each.join(', ')}`);
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
  * page fits a phone, and a print style for paper. Every string from the log goes through escapeHtml(), which
  * also strips control characters and secrets. */
 
+import type { ImbalanceFinding } from '../analyze/apiservers.js';
 import { apfWarranted, clientName, nothingRead, type GroupReport, type ScanReport } from '../analyze/report.js';
 import {
   METRICS_HEAD,
@@ -114,6 +115,18 @@ export function renderHtml(r: ScanReport): string {
 
   const series = r.timeline.series.slice(0, 6).map((s) => ({ label: s.key, points: s.points.map(([t, n]): [number, number] => [Date.parse(t), n]) }));
   if (series.length > 0 && series[0]!.points.length > 1) out.push(rateChart(`Requests per second (${r.timeline.bucketSeconds} s buckets); shaded: restarts, gaps, storms, token waves`, series, r.timeline.bucketSeconds, bandsOf(r)));
+  // each apiserver's rate, its restarts shaded: a restarted apiserver left idle shows as a line that stays low
+  const ap = r.apiservers;
+  if (ap.identified) {
+    const perServer = ap.apiservers.slice(0, 6).map((a) => ({ label: a.name, points: a.points.map(([t, n]): [number, number] => [Date.parse(t), n]) }));
+    const marks = bandsOf(r).filter((b) => b.kind === 'restart');
+    for (const f of r.findings) {
+      if (f.kind !== 'apiserver-imbalance') continue;
+      const im = f as ImbalanceFinding;
+      marks.push({ start: Date.parse(im.start), end: Date.parse(im.end), label: im.summary, kind: 'gap' });
+    }
+    if (perServer.some((p) => p.points.length > 1)) out.push(rateChart(`Requests per second per apiserver (${ap.bucketSeconds} s buckets); shaded: restarts (red), a restarted apiserver left idle (grey)`, perServer, ap.bucketSeconds, marks));
+  }
   // token waves on their own axis: a few hundred TokenRequests a second vanish under the whole apiserver's rate
   const tokens = r.timeline.series.find((s) => s.key === 'TokenRequests');
   const tokenFinding = r.findings.find((f) => f.kind === 'token-refresh-storm') as TokenFinding | undefined;

@@ -1,0 +1,447 @@
+/*! Several apiservers (issue 23): which apiserver wrote each input (from its path), each one's share of the
+ * requests over time, an apiserver left nearly idle after a restart while its clients stay on the others
+ * (`apiserver-imbalance`), one that stopped for good, and where the relists after a restart landed. Reads only
+ * the per-input series and the per (client, input) counts the scan kept: per group, never per request. */
+
+import type { ScanState } from './scan-state.js';
+import { parseClientInputKey } from './scan-state.js';
+import { TimeSeries } from './time-series.js';
+import { gapThresholdMs, humanSeconds } from './gaps.js';
+import type { RestartFinding, StormFinding } from './time-analysis.js';
+
+/** An apiserver's share counts as far below while it is under this fraction of an even share (1/N). */
+export const IMBALANCE_LOW_FRACTION = 0.5;
+/** A low share must last this long after the restart to be a finding: clients reconnect in seconds, so minutes
+ * of it mean they stayed where they went. */
+export const IMBALANCE_MIN_MS = 5 * 60_000;
+/** The share is judged per step of this length (or the series' bucket, when coarser). */
+export const SHARE_STEP_MS = 60_000;
+/** The window before a restart whose share and clients it is compared with. */
+export const BEFORE_WINDOW_MS = 10 * 60_000;
+/** An apiserver whose events stop this long (at least) before the others' is taken to have stopped. */
+export const STOPPED_MIN_MS = 5 * 60_000;
+
+/** The JSON `apiservers`: who served what, or why the logs cannot say. */
+export interface ApiserversReport {
+  /** true when the inputs name two apiservers or more (of one kind) */
+  identified: boolean;
+  /** how inputs were mapped to apiservers, or why they could not be */
+  reason: string;
+  bucketSeconds: number;
+  apiservers: Array<{
+    name: string;
+    inputs: string[];
+    requests: number;
+    /** of the requests of all apiservers of its kind */
+    share: number;
+    /** when it restarted (the end of each restart's gap) */
+    restarts: string[];
+    points: Array<[string, number]>;
+  }>;
+  /** requests of (client, input) pairs past the cap, not counted per client (where clients went is short by them) */
+  clientsNotTracked: number;
+}
+
+/** An apiserver whose share stayed far below an even one after it restarted. */
+export interface ImbalanceFinding {
+  kind: 'apiserver-imbalance';
+  severity: 'medium';
+  summary: string;
+  fix: string;
+  /** what the fix risks */
+  risk: string;
+  apiserver: string;
+  inputs: string[];
+  /** the end of the restart's gap, when it served again */
+  restartAt: string;
+  start: string;
+  end: string;
+  seconds: number;
+  /** still low when the log ends */
+  endedAfterLog: boolean;
+  /** 1 / the apiservers serving after the restart */
+  evenShare: number;
+  /** its share of the requests in the 10 minutes before the restart, and while low */
+  shareBefore: number | null;
+  shareAfter: number;
+  others: Array<{ apiserver: string; shareBefore: number | null; shareAfter: number }>;
+  /** clients (user agent and user) it served in the 10 minutes before the restart */
+  clientsBefore: number;
+  /** of them, those that sent most of their requests to other apiservers while it was low */
+  clientsMoved: number;
+  movedTo: Array<{ apiserver: string; clients: number; requests: number }>;
+  why?: string;
+}
+
+/** Where the relists of a restarted apiserver's clients went, on the storm that followed the restart. */
+export interface RelistLanding {
+  apiserver: string;
+  restartStart: string;
+  /** lists and watch-lists of its clients (those it served in the 10 minutes before), per apiserver, in the
+   * whole minutes the storm touches */
+  landedOn: Array<{ apiserver: string; lists: number; clients: number }>;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+const pct = (x: number | null): string => (x === null ? '?' : `${Math.round(x * 100)}%`);
+
+const COMPRESSED = /\.(gz|zst|bz2|xz)$/i;
+const ROTATED = /\.\d+$/;
+const EXTENSION = /\.(log|json|jsonl|ndjson|txt|csv)$/i;
+// logrotate's and kube-apiserver's (--audit-log-maxbackup: audit-2026-11-30T12-00-00.000.log) date stamps
+const STAMP = /[-_.]?\d{4}-?\d\d-?\d\d(?:[T_-]\d\d[-:]?\d\d(?:[-:]?\d\d(?:\.\d+)?)?Z?)?$/;
+/** Names that say nothing of which apiserver: the file or directory name of every apiserver's log. */
+const GENERIC = new Set(['', 'audit', 'audit-log', 'audit-logs', 'audit_logs', 'log', 'logs', 'kube-apiserver', 'apiserver', 'kubernetes', 'var', 'tmp', 'must-gather', '.', '..']);
+/** Apiservers of another kind, whose shares are compared only among themselves (OpenShift's must-gather). */
+const OTHER_KINDS = new Set(['openshift-apiserver', 'oauth-apiserver']);
+
+/** A file or directory name without compression, rotation, extension, date stamp and the word "audit". */
+function stem(base: string): string {
+  let b = base;
+  for (let i = 0; i < 5; i++) {
+    const before = b;
+    b = b.replace(COMPRESSED, '').replace(ROTATED, '').replace(EXTENSION, '').replace(STAMP, '');
+    if (b === before) break;
+  }
+  return b
+    .replace(/(^|[-_.])audit(?=$|[-_.])/gi, '$1')
+    .replace(/[-_.]{2,}/g, '-')
+    .replace(/^[-_.]+|[-_.]+$/g, '');
+}
+
+/** The apiserver an input's name says wrote it: a pod in a runtime's file name (/var/log/pods/<ns>_<pod>_<uid>/,
+ * /var/log/containers/<pod>_<ns>_<container>-<id>.log), else the file's name without rotation, compression,
+ * extension, date and "audit" (apiserver-a-audit-2026-….log.gz → apiserver-a), else its directory's
+ * (m1/audit.log → m1). Apiservers of OpenShift's other kinds are prefixed with the kind. The input's name when
+ * nothing else is left ((stdin), audit.log). */
+export function apiserverOfInput(name: string): string {
+  const parts = name.replace(/\\/g, '/').split('/').filter((p) => p.length > 0);
+  for (const p of parts) {
+    const pod = /^[^_]+_([^_]*apiserver[^_]*)_[0-9a-f-]{8,}$/i.exec(p);
+    if (pod !== null) return pod[1]!;
+  }
+  const base = parts[parts.length - 1] ?? name;
+  const container = /^([^_]*apiserver[^_]*)_[^_]+_.+-[0-9a-f]{64}\.log/i.exec(base);
+  if (container !== null) return container[1]!;
+  const kind = parts.slice(0, -1).find((p) => OTHER_KINDS.has(p));
+  const prefix = kind === undefined ? '' : `${kind}/`;
+  const own = stem(base);
+  if (!GENERIC.has(own.toLowerCase()) && !/^\d+$/.test(own)) return prefix + own;
+  for (let i = parts.length - 2; i >= 0; i--) {
+    const dir = stem(parts[i]!);
+    if (!GENERIC.has(dir.toLowerCase()) && !OTHER_KINDS.has(dir) && !/^\d+$/.test(dir)) return prefix + dir;
+  }
+  return prefix + name;
+}
+
+/** The kind part of an apiserver's name ('' for kube-apiserver). */
+const kindOf = (apiserver: string): string => {
+  const i = apiserver.indexOf('/');
+  return i < 0 ? '' : apiserver.slice(0, i);
+};
+
+interface Server {
+  name: string;
+  inputs: number[];
+  series: TimeSeries;
+}
+
+export interface ApiserverAnalysis {
+  report: ApiserversReport;
+  findings: Array<ImbalanceFinding | RestartFinding>;
+  /** a sentence for the method */
+  method: string;
+}
+
+/** Maps inputs to apiservers, and finds imbalances and stops; adds where relists landed to `storms`. */
+export function analyzeApiservers(state: ScanState, restarts: RestartFinding[], storms: StormFinding[]): ApiserverAnalysis {
+  const byName = new Map<string, Server>();
+  state.inputs.forEach((inp, idx) => {
+    const s = state.time.inputRequests.get(idx);
+    if (s === undefined || s.buckets.size === 0 || inp.duplicateOf !== null) return;
+    const name = apiserverOfInput(inp.name);
+    let srv = byName.get(name);
+    if (srv === undefined) byName.set(name, (srv = { name, inputs: [], series: new TimeSeries(s.widthMs, Number.MAX_SAFE_INTEGER) }));
+    srv.inputs.push(idx);
+    srv.series.merge(s);
+  });
+  const servers = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // One width for all, so that shares compare bucket for bucket.
+  const width = Math.max(state.timeOptions.bucketMs, ...servers.map((s) => s.series.widthMs));
+  for (const s of servers) s.series.coarsen(width);
+  const kinds = new Map<string, Server[]>();
+  for (const s of servers) kinds.set(kindOf(s.name), [...(kinds.get(kindOf(s.name)) ?? []), s]);
+  const identified = [...kinds.values()].some((k) => k.length >= 2);
+  const inputName = (i: number): string => state.inputs[i]!.name;
+  const serverOfInput = new Map<string, Server>();
+  for (const s of servers) for (const i of s.inputs) serverOfInput.set(inputName(i), s);
+
+  const findings: Array<ImbalanceFinding | RestartFinding> = [];
+  const restartsOf = new Map<Server, Array<[number, number]>>();
+  for (const r of restarts) {
+    const s = serverOfInput.get(r.input);
+    if (r.kind !== 'apiserver-restart' || s === undefined) continue;
+    restartsOf.set(s, [...(restartsOf.get(s) ?? []), [Date.parse(r.start), Date.parse(r.end)]]);
+  }
+  const clients = clientIndex(state);
+  if (identified) {
+    for (const group of kinds.values()) {
+      if (group.length < 2) continue;
+      const total = new TimeSeries(width, Number.MAX_SAFE_INTEGER);
+      for (const s of group) total.merge(s.series);
+      const [poolStart, poolEnd] = spanOf(total);
+      for (const s of group) {
+        const own = (restartsOf.get(s) ?? []).sort((a, b) => a[0] - b[0]);
+        own.forEach(([g0, g1], i) => {
+          const limit = Math.min(poolEnd, i + 1 < own.length ? own[i + 1]![0] : Infinity);
+          const f = imbalanceAfter(s, group, total, g0, g1, limit, poolStart, poolEnd, clients, inputName);
+          if (f !== null) findings.push(f);
+          for (const st of storms) landRelists(st, s, group, g0, g1, clients);
+        });
+        const stop = stoppedFinding(state, s, group, total, poolEnd, clients, inputName);
+        if (stop !== null) {
+          findings.push(stop);
+          for (const st of storms) landRelists(st, s, group, Date.parse(stop.start), Date.parse(stop.start), clients);
+        }
+      }
+    }
+  }
+  for (const st of storms) st.afterRestart ??= null;
+
+  const totals = new Map<string, number>();
+  for (const [k, group] of kinds) totals.set(k, group.reduce((n, s) => n + s.series.total(), 0));
+  const report: ApiserversReport = {
+    identified,
+    reason: '',
+    bucketSeconds: width / 1000,
+    apiservers: servers.map((s) => {
+      const n = s.series.total();
+      return {
+        name: s.name,
+        inputs: s.inputs.map(inputName),
+        requests: n,
+        share: round2(n / (totals.get(kindOf(s.name)) || 1)),
+        restarts: (restartsOf.get(s) ?? []).map(([, g1]) => iso(g1)).sort(),
+        points: s.series.points().map(([t, c]) => [iso(t), c] as [string, number]),
+      };
+    }),
+    clientsNotTracked: state.time.clientInputsOverflow,
+  };
+  const mapped = servers.map((s) => `${s.name} (${s.inputs.map(inputName).join(', ')})`);
+  if (servers.length === 0) report.reason = 'no audit events';
+  else if (!identified)
+    report.reason = `one apiserver identity (${servers[0]!.name}${servers.length > 1 ? ', …' : ''}): the audit events came from ${servers[0]!.inputs.length === 1 && servers.length === 1 ? 'one input' : 'inputs of one apiserver'}, so the logs do not say which apiserver served which request (a merged log, or a single apiserver); apiserver shares and imbalance need one log per apiserver`;
+  else report.reason = `inputs mapped to apiservers by their path (a pod's log directory or file, else the file name without rotation, date and "audit", else its directory): ${mapped.join('; ')}`;
+  const method = servers.length === 0 ? '' : `Apiservers: ${report.reason}${report.clientsNotTracked > 0 ? `; ${report.clientsNotTracked} requests past the cap of (client, apiserver) pairs are not counted per client` : ''}`;
+  return { report, findings, method };
+}
+
+/** [start, end) in ms of a series' non-empty buckets. */
+function spanOf(s: TimeSeries): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const k of s.buckets.keys()) {
+    if (k < lo) lo = k;
+    if (k > hi) hi = k;
+  }
+  return Number.isFinite(lo) ? [lo * s.widthMs, (hi + 1) * s.widthMs] : [0, 0];
+}
+
+/** client (user agent \0 user) → input → its counts. */
+type ClientIndex = Map<string, Map<number, { all: Pick<TimeSeries, 'sumIn'>; lists: Pick<TimeSeries, 'sumIn'> | null }>>;
+
+function clientIndex(state: ScanState): ClientIndex {
+  const out: ClientIndex = new Map();
+  for (const [k, c] of state.time.clientInputs) {
+    const { input, userAgent, username } = parseClientInputKey(k);
+    const id = `${userAgent}\u0000${username}`;
+    let m = out.get(id);
+    if (m === undefined) out.set(id, (m = new Map()));
+    m.set(input, c);
+  }
+  return out;
+}
+
+const sumOn = (per: Map<number, { all: Pick<TimeSeries, 'sumIn'>; lists: Pick<TimeSeries, 'sumIn'> | null }>, s: Server, from: number, to: number, lists = false): number => {
+  let n = 0;
+  for (const i of s.inputs) {
+    const c = per.get(i);
+    const series = lists ? c?.lists : c?.all;
+    if (series) n += series.sumIn(from, to);
+  }
+  return n;
+};
+
+/** The clients `s` served in [from, to). */
+function clientsOf(clients: ClientIndex, s: Server, from: number, to: number): string[] {
+  const out: string[] = [];
+  for (const [id, per] of clients) if (sumOn(per, s, from, to) > 0) out.push(id);
+  return out.sort();
+}
+
+/** Where `s`'s clients of [g0 − 10 min, g0) sent their requests in [from, to): those that sent most elsewhere. */
+function moves(clients: ClientIndex, s: Server, group: Server[], g0: number, from: number, to: number): { before: number; moved: number; movedTo: ImbalanceFinding['movedTo'] } {
+  const before = clientsOf(clients, s, g0 - BEFORE_WINDOW_MS, g0);
+  const to_ = new Map<string, { clients: number; requests: number }>();
+  let moved = 0;
+  for (const id of before) {
+    const per = clients.get(id)!;
+    const mine = sumOn(per, s, from, to);
+    let elsewhere = 0;
+    const on: Array<[Server, number]> = [];
+    for (const o of group) {
+      if (o === s) continue;
+      const n = sumOn(per, o, from, to);
+      if (n > 0) on.push([o, n]);
+      elsewhere += n;
+    }
+    if (elsewhere <= mine) continue;
+    moved++;
+    for (const [o, n] of on) {
+      const m = to_.get(o.name) ?? { clients: 0, requests: 0 };
+      m.clients++;
+      m.requests += n;
+      to_.set(o.name, m);
+    }
+  }
+  const movedTo = [...to_.entries()].map(([apiserver, m]) => ({ apiserver, ...m })).sort((a, b) => b.requests - a.requests || (a.apiserver < b.apiserver ? -1 : 1));
+  return { before: before.length, moved, movedTo };
+}
+
+const GOAWAY_FIX =
+  'Set kube-apiserver --goaway-chance on every apiserver (1.18+; default 0, off; allowed 0 to 0.02; 0.001 is the recommended start): on that fraction of HTTP/2 requests the apiserver sends GOAWAY, the requests in flight on the connection (watches included) finish, and the client opens a new connection through the load balancer, which spreads the clients again within minutes. ' +
+  'Without it: a load balancer that balances per connection by least connections or that closes long-lived connections, or clients restarted (or given several connections) after the apiserver is back. Only behind a load balancer with several apiservers.';
+const GOAWAY_RISK = 'Clients that do not retry a request on a GOAWAY (HTTP/2 clients other than Go’s net/http, old or custom ones) see it fail; HTTP/1.1 clients get no GOAWAY and are not rebalanced.';
+
+/** A low share of `s` after its restart [g0, g1], lasting at least IMBALANCE_MIN_MS, as a finding. */
+function imbalanceAfter(s: Server, group: Server[], total: TimeSeries, g0: number, g1: number, limit: number, poolStart: number, poolEnd: number, clients: ClientIndex, inputName: (i: number) => string): ImbalanceFinding | null {
+  const w = total.widthMs;
+  const step = Math.max(SHARE_STEP_MS, w);
+  const from = Math.ceil(g1 / w) * w;
+  const serving = group.filter((o) => o.series.sumIn(from, limit) > 0).length;
+  if (serving < 2 || s.series.sumIn(from, limit) === 0) return null; // down, not pinned: the restart finding says it
+  const even = 1 / serving;
+  let end = from;
+  for (let m = from; m + step <= limit; m += step) {
+    const all = total.sumIn(m, m + step);
+    if (all === 0) {
+      end = m + step;
+      continue;
+    }
+    if (s.series.sumIn(m, m + step) / all >= IMBALANCE_LOW_FRACTION * even) break;
+    end = m + step;
+  }
+  // the last part of a step before the log's end is judged with it
+  const endedAfterLog = end + step > limit && limit === poolEnd;
+  if (endedAfterLog && limit > end && s.series.sumIn(end, limit) / Math.max(1, total.sumIn(end, limit)) < IMBALANCE_LOW_FRACTION * even) end = limit;
+  if (end - g1 < IMBALANCE_MIN_MS || s.series.sumIn(from, end) === 0) return null;
+  const bFrom = Math.max(poolStart, g0 - BEFORE_WINDOW_MS);
+  const share = (x: Server, a: number, b: number): number | null => {
+    const t = total.sumIn(a, b);
+    return t === 0 ? null : round2(x.series.sumIn(a, b) / t);
+  };
+  const shareBefore = share(s, bFrom, g0);
+  const shareAfter = share(s, from, end)!;
+  const others = group.filter((o) => o !== s).map((o) => ({ apiserver: o.name, shareBefore: share(o, bFrom, g0), shareAfter: share(o, from, end)! }));
+  const mv = moves(clients, s, group, g0, from, end);
+  const seconds = Math.round((end - g1) / 1000);
+  const whereTo = mv.movedTo.map((m) => `${m.apiserver} ${m.clients}`).join(', ');
+  return {
+    kind: 'apiserver-imbalance',
+    severity: 'medium',
+    summary:
+      `${s.name} served ${pct(shareAfter)} of the requests for ${humanSeconds(seconds)} after it restarted at ${iso(g1)} (${pct(shareBefore)} in the 10 minutes before; an even share is ${pct(even)}): ` +
+      `${others.map((o) => `${o.apiserver} ${pct(o.shareBefore)} → ${pct(o.shareAfter)}`).join(', ')}${endedAfterLog ? ', still so when the log ends' : ''}. ` +
+      `${mv.moved} of the ${mv.before} clients it served before sent most of their requests elsewhere${whereTo ? ` (${whereTo})` : ''}: clients keep their HTTP/2 connection to the apiserver they reconnected to.`,
+    fix: `${GOAWAY_FIX} Risk: ${GOAWAY_RISK}`,
+    risk: GOAWAY_RISK,
+    apiserver: s.name,
+    inputs: s.inputs.map(inputName),
+    restartAt: iso(g1),
+    start: iso(g1),
+    end: iso(end),
+    seconds,
+    endedAfterLog,
+    evenShare: round2(even),
+    shareBefore,
+    shareAfter,
+    others,
+    clientsBefore: mv.before,
+    clientsMoved: mv.moved,
+    movedTo: mv.movedTo,
+  };
+}
+
+/** An apiserver whose events stop at least STOPPED_MIN_MS (and its gap threshold) before the others' do, with
+ * its watches ending just before: it stopped and did not come back within the log. A restart finding. */
+function stoppedFinding(state: ScanState, s: Server, group: Server[], total: TimeSeries, poolEnd: number, clients: ClientIndex, inputName: (i: number) => string): RestartFinding | null {
+  let last = -Infinity;
+  let lastInput = s.inputs[0]!;
+  for (const i of s.inputs) {
+    const t = state.inputs[i]!.lastMs;
+    if (t !== null && t > last) {
+      last = t;
+      lastInput = i;
+    }
+  }
+  if (!Number.isFinite(last)) return null;
+  const threshold = Math.max(STOPPED_MIN_MS, gapThresholdMs(state.time.inputSpacing.get(lastInput), state.timeOptions.gapMs));
+  if (poolEnd - last < threshold || total.sumIn(last + 1, poolEnd) === 0) return null;
+  let closed = 0;
+  for (const i of s.inputs) closed += state.time.inputWatchEnds.get(i)?.sumIn(last - 10_000, last + 1) ?? 0;
+  if (closed < 5) return null;
+  const lists = new TimeSeries(state.timeOptions.bucketMs, Number.MAX_SAFE_INTEGER);
+  for (const i of s.inputs) {
+    const l = state.time.inputLists.get(i);
+    if (l !== undefined) lists.merge(l);
+  }
+  const mv = moves(clients, s, group, last + 1, last + 1, poolEnd);
+  const gap = Math.round((poolEnd - last) / 100) / 10;
+  const whereTo = mv.movedTo.map((m) => `${m.apiserver} ${m.clients}`).join(', ');
+  return {
+    kind: 'apiserver-restart',
+    severity: 'medium',
+    summary:
+      `${s.name}: no audit events after ${iso(last)}, for the last ${humanSeconds(gap)} of the log, while the other apiservers went on; ${closed} watches ended in the 10 s before: it stopped (or its audit log did) and did not come back within the log.` +
+      (mv.before > 0 ? ` ${mv.moved} of its ${mv.before} clients went on with other apiservers${whereTo ? ` (${whereTo})` : ''}.` : ''),
+    fix: 'An apiserver stopped and stayed down: check its pod or node (OOM kill, failed liveness probe, node lost). The others carry its load meanwhile; when it is back, check that its share comes back too (--goaway-chance).',
+    input: inputName(lastInput),
+    start: iso(last),
+    end: iso(poolEnd),
+    gapSeconds: gap,
+    gapThresholdSeconds: Math.round(threshold / 100) / 10,
+    listsInMinuteBefore: lists.sumIn(last - 60_000, last),
+    listsInMinuteAfter: 0,
+    watchesClosedBefore: closed,
+    rejectedInMinuteAfter: 0,
+    rejectedInitializing: 0,
+    rejectedClients: [],
+    signs: ['watches ended before', 'no events until the log ends'],
+  };
+}
+
+/** On a storm that began while `s` was down or within a minute after ([g0, g1] its gap): the lists of the
+ * clients it served in the 10 minutes before, per apiserver, in the storm's minutes. */
+function landRelists(st: StormFinding, s: Server, group: Server[], g0: number, g1: number, clients: ClientIndex): void {
+  const a = Date.parse(st.start);
+  const b = Date.parse(st.end);
+  if (a < g0 - 10_000 || a > g1 + 60_000 || st.afterRestart) return;
+  const ids = clientsOf(clients, s, g0 - BEFORE_WINDOW_MS, g0);
+  const landedOn: RelistLanding['landedOn'] = [];
+  for (const o of group) {
+    let lists = 0;
+    let n = 0;
+    for (const id of ids) {
+      const k = sumOn(clients.get(id)!, o, a, b, true);
+      lists += k;
+      if (k > 0) n++;
+    }
+    if (lists > 0) landedOn.push({ apiserver: o.name, lists, clients: n });
+  }
+  if (landedOn.length === 0) return;
+  landedOn.sort((x, y) => y.lists - x.lists || (x.apiserver < y.apiserver ? -1 : 1));
+  st.afterRestart = { apiserver: s.name, restartStart: iso(g0), landedOn };
+  const on = landedOn.filter((l) => l.apiserver !== s.name);
+  st.summary += ` The relists of ${s.name}’s clients (it went down at ${iso(g0).slice(11, 19)}) landed on ${on.length > 0 ? on.map((l) => `${l.apiserver} (${l.lists} from ${l.clients} clients)`).join(', ') : 'none of the others'}${on.length < landedOn.length ? `; ${landedOn.find((l) => l.apiserver === s.name)!.lists} on ${s.name} itself` : ''}.`;
+}

@@ -1,0 +1,211 @@
+// Several apiservers (issue 23): shares, an apiserver left idle after its restart, one down for good, a merged
+// log, and where a restart's relists landed, on three generated apiserver logs whose every figure is worked out
+// by hand below.
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { auditLine, runCli } from '../support.js';
+import { apiserverOfInput } from '../../src/analyze/apiservers.js';
+
+const T0 = Date.UTC(2026, 10, 30, 12);
+const at = (s: number) => new Date(T0 + Math.round(s * 1000)).toISOString();
+let seq = 0;
+// 30 clients, 10 per apiserver before the restart: client i starts on apiserver i % 3 (a, b, c)
+const client = (i: number) => ({ userAgent: `app-${i}/1.0`, user: { username: `system:serviceaccount:apps:app-${i}` } });
+const get = (i: number, s: number) => auditLine({ auditID: `g${seq++}`, verb: 'get', requestURI: `/api/v1/namespaces/apps/configmaps/c${i}`, objectRef: { resource: 'configmaps', namespace: 'apps', name: `c${i}`, apiVersion: 'v1' }, ...client(i), requestReceivedTimestamp: at(s), stageTimestamp: at(s) });
+const list = (i: number, s: number) => auditLine({ auditID: `l${seq++}`, verb: 'list', requestURI: '/api/v1/pods', objectRef: { resource: 'pods', apiVersion: 'v1' }, ...client(i), requestReceivedTimestamp: at(s), stageTimestamp: at(s) });
+const watchEnd = (i: number, fromS: number, toS: number) => auditLine({ auditID: `w${seq++}`, verb: 'watch', requestURI: '/api/v1/namespaces/apps/configmaps?watch=true&resourceVersion=5', objectRef: { resource: 'configmaps', namespace: 'apps', apiVersion: 'v1' }, ...client(i), requestReceivedTimestamp: at(fromS), stageTimestamp: at(toS) });
+// the apiserver's own loopback client: one request a second on the restarted apiserver once it is back
+const probe = (s: number) => auditLine({ auditID: `p${seq++}`, verb: 'get', requestURI: '/api/v1/namespaces/default/endpoints/kubernetes', objectRef: { resource: 'endpoints', namespace: 'default', name: 'kubernetes', apiVersion: 'v1' }, user: { username: 'system:apiserver' }, userAgent: 'kube-apiserver/v1.30.2', requestReceivedTimestamp: at(s), stageTimestamp: at(s) });
+
+const A = 0;
+const B = 1;
+const C = 2;
+/** Each client's one get a second, at +k×100 ms for the k-th client of its apiserver, in [fromS, toS). */
+function gets(out: string[][], where: (i: number) => number, fromS: number, toS: number, clients: number[] = Array.from({ length: 30 }, (_, i) => i)): void {
+  for (let s = fromS; s < toS; s++) for (const i of clients) out[where(i)]!.push(get(i, s + Math.floor(i / 3) / 10));
+}
+/** a's clients (i % 3 = 0) after a went down: even ones (0, 6, …, 24) to b, odd ones (3, 9, …, 27) to c. */
+const moved = (i: number) => (i % 3 !== A ? i % 3 : (i / 3) % 2 === 0 ? B : C);
+const A_CLIENTS = [0, 3, 6, 9, 12, 15, 18, 21, 24, 27];
+
+/** The common start: 600 s balanced (10 gets/s on each), a's 10 clients' watches end on a at 599.9 s and a stops;
+ * at 601 s each of them lists pods 10 times on the apiserver it moved to (100 lists: 50 on b, 50 on c). */
+function start(): string[][] {
+  const out: string[][] = [[], [], []];
+  gets(out, (i) => i % 3, 0, 600);
+  for (const i of A_CLIENTS) out[A]!.push(watchEnd(i, 300, 599.9));
+  for (const i of A_CLIENTS) for (let k = 0; k < 10; k++) out[moved(i)]!.push(list(i, 601 + k / 100));
+  return out;
+}
+
+function write(logs: string[][], opts: { merged?: boolean; gzip?: boolean } = {}): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'apiservers-'));
+  const sorted = logs.map((l) => [...l].sort((x, y) => Date.parse(JSON.parse(x).stageTimestamp) - Date.parse(JSON.parse(y).stageTimestamp)));
+  if (opts.merged) {
+    const p = join(dir, 'audit.log');
+    writeFileSync(p, sorted.flat().join('\n') + '\n');
+    return [p];
+  }
+  return sorted.map((l, i) => {
+    const p = join(dir, `apiserver-${'abc'[i]}-audit.log${opts.gzip ? '.gz' : ''}`);
+    const text = l.join('\n') + '\n';
+    writeFileSync(p, opts.gzip ? gzipSync(text) : text);
+    return p;
+  });
+}
+
+async function scan(files: string[], extra: string[] = []): Promise<any> {
+  const r = await runCli(['-o', 'json', '--kube-version', '1.30', ...extra, ...files]);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+const ofKind = (r: any, kind: string) => r.findings.filter((f: any) => f.kind === kind);
+
+/** a back at 660 s; its 10 clients stay on b and c until `backS` (or the log's end at 1800 s). */
+function pinned(backS = 1800): string[][] {
+  const out = start();
+  gets(out, moved, 600, backS);
+  gets(out, (i) => i % 3, backS, 1800);
+  for (let s = 660; s < 1800; s++) out[A]!.push(probe(s));
+  return out;
+}
+
+describe('apiserver imbalance after a restart', () => {
+  it('finds an apiserver whose clients stayed on the others, with its share before and after and where they went', async () => {
+    const r = await scan(write(pinned()));
+    // Before (the 10 min before a's last event at 599.9 s): a 6,000 gets + 10 watches, b and c 6,000 each:
+    // 6,010 / 18,010 = 0.334 → 0.33. After 660 s: each second a 1 (the probe), b and c 10 + 5 moved = 15:
+    // a 1/31 = 0.03, b and c 15/31 = 0.48, for 19 one-minute steps (660 s – 1,800 s = 1,140 s), still at the end.
+    const [im] = ofKind(r, 'apiserver-imbalance');
+    expect(im).toMatchObject({
+      severity: 'medium',
+      apiserver: 'apiserver-a',
+      restartAt: at(660),
+      start: at(660),
+      end: at(1800),
+      seconds: 1140,
+      endedAfterLog: true,
+      evenShare: 0.33,
+      shareBefore: 0.33,
+      shareAfter: 0.03,
+      others: [
+        { apiserver: 'apiserver-b', shareBefore: 0.33, shareAfter: 0.48 },
+        { apiserver: 'apiserver-c', shareBefore: 0.33, shareAfter: 0.48 },
+      ],
+      clientsBefore: 10,
+      clientsMoved: 10,
+      // 5 clients each, 1 get a second for 1,140 s: 5,700 requests
+      movedTo: [
+        { apiserver: 'apiserver-b', clients: 5, requests: 5700 },
+        { apiserver: 'apiserver-c', clients: 5, requests: 5700 },
+      ],
+    });
+    expect(ofKind(r, 'apiserver-imbalance')).toHaveLength(1);
+    expect(im.summary).toBe(
+      `apiserver-a served 3% of the requests for 19 min after it restarted at ${at(660)} (33% in the 10 minutes before; an even share is 33%): apiserver-b 33% → 48%, apiserver-c 33% → 48%, still so when the log ends. ` +
+        '10 of the 10 clients it served before sent most of their requests elsewhere (apiserver-b 5, apiserver-c 5): clients keep their HTTP/2 connection to the apiserver they reconnected to.',
+    );
+    expect(im.fix).toContain('--goaway-chance');
+    expect(im.fix).toContain('default 0, off; allowed 0 to 0.02');
+    expect(im.risk).toContain('do not retry a request on a GOAWAY');
+    // the restart itself is found as before: a's watches ended in the 10 s before its 60.1 s gap
+    const [restart] = ofKind(r, 'apiserver-restart');
+    expect(restart).toMatchObject({ start: at(599.9), end: at(660), gapSeconds: 60.1, signs: ['watches ended before'] });
+    // a: 6,010 + 1,140 probes = 7,150 (7,150 / 55,250 = 0.129); b and c: 10 gets/s for 1,800 s + 5 moved for
+    // 1,200 s + 50 lists = 18,000 + 6,000 + 50 = 24,050 (0.435)
+    expect(r.apiservers.identified).toBe(true);
+    expect(r.apiservers.apiservers.map((a: any) => [a.name, a.requests, a.share, a.restarts])).toEqual([
+      ['apiserver-a', 7150, 0.13, [at(660)]],
+      ['apiserver-b', 24050, 0.44, []],
+      ['apiserver-c', 24050, 0.44, []],
+    ]);
+  });
+
+  it('says where the relist storm of the restarted apiserver’s clients landed', async () => {
+    const r = await scan(write(pinned()));
+    const [storm] = ofKind(r, 'list-storm');
+    expect(storm.requests).toBe(100);
+    expect(storm.afterRestart).toEqual({
+      apiserver: 'apiserver-a',
+      restartStart: at(599.9),
+      landedOn: [
+        { apiserver: 'apiserver-b', lists: 50, clients: 5 },
+        { apiserver: 'apiserver-c', lists: 50, clients: 5 },
+      ],
+    });
+    expect(storm.summary).toContain('The relists of apiserver-a’s clients (it went down at 12:09:59) landed on apiserver-b (50 from 5 clients), apiserver-c (50 from 5 clients).');
+  });
+
+  it('finds nothing when the clients come back at once (balanced), or within 4 minutes; 5 minutes is a finding', async () => {
+    for (const back of [660, 900]) expect(ofKind(await scan(write(pinned(back))), 'apiserver-imbalance'), `back at ${back}`).toEqual([]);
+    // back at 960 s: the steps 660–960 s are low (1/31), the step from 960 s is not (a 11/31 = 0.35)
+    const [im] = ofKind(await scan(write(pinned(960))), 'apiserver-imbalance');
+    expect(im).toMatchObject({ seconds: 300, end: at(960), endedAfterLog: false, shareAfter: 0.03 });
+  });
+
+  it('an apiserver down for good is a restart finding, not an imbalance', async () => {
+    const out = start();
+    gets(out, moved, 600, 1800);
+    const r = await scan(write(out));
+    expect(ofKind(r, 'apiserver-imbalance')).toEqual([]);
+    const [down] = ofKind(r, 'apiserver-restart');
+    // its last event at 599.9 s; b and c go on to 1,800 s: 1,200.1 s
+    expect(down).toMatchObject({ input: expect.stringMatching(/apiserver-a-audit\.log$/), start: at(599.9), end: at(1800), gapSeconds: 1200.1, watchesClosedBefore: 10, signs: ['watches ended before', 'no events until the log ends'] });
+    expect(down.summary).toContain('10 of its 10 clients went on with other apiservers (apiserver-b 5, apiserver-c 5)');
+    expect(ofKind(r, 'apiserver-restart')).toHaveLength(1);
+  });
+
+  it('a merged log names no apiserver: no imbalance, and the method says why', async () => {
+    const r = await scan(write(pinned(), { merged: true }));
+    expect(ofKind(r, 'apiserver-imbalance')).toEqual([]);
+    expect(r.apiservers.identified).toBe(false);
+    expect(r.method.apiservers).toMatch(/^Apiservers: one apiserver identity \(apiservers-\w+\): the audit events came from one input, so the logs do not say which apiserver served which request/);
+    const t = await runCli(['--kube-version', '1.30', ...write(pinned(), { merged: true })]);
+    expect(t.stdout).toContain('one apiserver identity');
+    expect(t.stdout).not.toContain('Apiservers: apiserver');
+  });
+
+  it('gives the same answer with any thread count (gzip inputs are read by workers)', async () => {
+    const files = write(pinned(), { gzip: true });
+    const one = await scan(files, ['-j', '1']);
+    const three = await scan(files, ['-j', '3']);
+    expect(three.apiservers).toEqual(one.apiservers);
+    expect(three.findings).toEqual(one.findings);
+    expect(ofKind(one, 'apiserver-imbalance')).toHaveLength(1);
+  });
+
+  it('every format shows each apiserver, and HTML charts their rates', async () => {
+    const files = write(pinned());
+    const table = await runCli(['--kube-version', '1.30', ...files]);
+    expect(table.stdout).toContain('Apiservers: apiserver-a 13% (7,150; restarted 12:11:00), apiserver-b 44% (24,050), apiserver-c 44% (24,050)');
+    const md = await runCli(['-o', 'markdown', '--kube-version', '1.30', ...files]);
+    expect(md.stdout).toContain('Apiservers: apiserver-a 13%');
+    expect(md.stdout).toContain('apiserver-a served 3% of the requests for 19 min');
+    const html = await runCli(['-o', 'html', '--kube-version', '1.30', ...files]);
+    expect(html.stdout).toContain('Requests per second per apiserver');
+    expect(html.stdout).toMatch(/data-series="3"/);
+  });
+});
+
+describe('which apiserver wrote an input', () => {
+  it.each([
+    ['logs/apiserver-a-audit.log', 'apiserver-a'],
+    ['logs/apiserver-a-audit-2026-11-30T12-00-00.000.log.gz', 'apiserver-a'],
+    ['audit-m1/audit.log', 'm1'],
+    ['audit-m1/audit-2026-11-30T12-00-00.000.log.gz', 'm1'],
+    ['m2/audit.log.1', 'm2'],
+    ['/var/log/pods/kube-system_kube-apiserver-node-1_0123abcd-4567-89ef-0123-456789abcdef/kube-apiserver/0.log', 'kube-apiserver-node-1'],
+    [`/var/log/containers/kube-apiserver-node-2_kube-system_kube-apiserver-${'a'.repeat(64)}.log`, 'kube-apiserver-node-2'],
+    ['must-gather.local.1/quay-io-x/audit_logs/kube-apiserver/master-0-audit-2026-11-30T12-00-00.000.log.gz', 'master-0'],
+    ['must-gather.local.1/quay-io-x/audit_logs/openshift-apiserver/master-0-audit.log.gz', 'openshift-apiserver/master-0'],
+    ['kube-apiserver-audit-0a1b2c3d.json', 'kube-apiserver-0a1b2c3d'],
+    ['kube-apiserver-m3.log', 'kube-apiserver-m3'],
+    ['audit.log', 'audit.log'],
+    ['(stdin)', '(stdin)'],
+  ])('%s → %s', (name, apiserver) => {
+    expect(apiserverOfInput(name)).toBe(apiserver);
+  });
+});
