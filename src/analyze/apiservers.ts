@@ -421,13 +421,16 @@ function stoppedFinding(state: ScanState, s: Server, group: Server[], total: Tim
   };
 }
 
-/** On a storm that began while `s` was down or within a minute after ([g0, g1] its gap): the lists of the
- * clients it served in the 10 minutes before, per apiserver, in the storm's minutes. */
+/** On a storm that began while `s` was down or within a minute after ([g0, g1] its gap): the lists of the storm's
+ * clients that `s` served in the 10 minutes before, per apiserver, in the storm's minutes. */
 function landRelists(st: StormFinding, s: Server, group: Server[], g0: number, g1: number, clients: ClientIndex): void {
   const a = Date.parse(st.start);
   const b = Date.parse(st.end);
   if (a < g0 - 10_000 || a > g1 + 60_000 || st.afterRestart) return;
-  const ids = clientsOf(clients, s, g0 - BEFORE_WINDOW_MS, g0);
+  // Only the storm's own clients (its top ones; kubelets are one client, system:node:<node>): another resource's
+  // lists by the same apiserver's clients are not this storm's.
+  const inStorm = new Set(st.clients.map((c) => `${c.userAgent}\u0000${c.username}`));
+  const ids = clientsOf(clients, s, g0 - BEFORE_WINDOW_MS, g0).filter((id) => inStorm.has(id.replace(/\u0000system:node:.*$/, '\u0000system:node:<node>')));
   const landedOn: RelistLanding['landedOn'] = [];
   for (const o of group) {
     let lists = 0;
