@@ -75,7 +75,9 @@ describe('lines a container runtime split in parts (issue 15)', () => {
       const other = JSON.parse(await scan(['-j', j, file], 4096));
       expect(other).toEqual(one);
       const piped = JSON.parse(await scan(['-j', j, '-'], 4096, Buffer.from(text), [5000, 70001, 3]));
-      expect({ ...piped, inputs: [] }).toEqual({ ...one, inputs: [] });
+      // stdin and the file are different inputs, so different apiservers (issue 23): the rest is the same
+      const same = (r: any) => ({ ...r, inputs: [], apiservers: null, method: { ...r.method, apiservers: null } });
+      expect(same(piped)).toEqual(same(one));
       expect(piped.inputs[0]).toMatchObject({ lines: 80, auditEvents: 40, otherLines: 40, skippedLines: 0 });
     }
   });

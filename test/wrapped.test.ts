@@ -17,10 +17,12 @@ async function scan(...files: string[]): Promise<ScanReport> {
   return JSON.parse(r.stdout) as ScanReport;
 }
 
-/** The report without its inputs[] (the one part that says how the file was written). */
-function analysis(r: ScanReport): Omit<ScanReport, 'inputs'> {
-  const { inputs: _inputs, ...rest } = r;
-  return rest;
+/** The report without its inputs[] (the one part that says how the file was written) and the apiserver its name
+ * maps to (issue 23). */
+function analysis(r: ScanReport): Omit<ScanReport, 'inputs' | 'apiservers'> {
+  const { inputs: _inputs, apiservers: _a, ...rest } = r;
+  const { apiservers: _m, ...method } = rest.method;
+  return { ...rest, method };
 }
 
 const newlines = (f: string): number => readFileSync(f).toString('latin1').split('\n').length - 1;

@@ -98,6 +98,8 @@ describe('the summary', () => {
       ],
       estimated: ['objects returned per list (~): objects read ÷ nodes seen, for per-node selectors'],
       kubernetes: `verdicts follow kube-apiserver 1.30 (${r.kubernetes.reason})`,
+      // one input: which apiserver served what is not known (issue 23)
+      apiservers: 'Apiservers: one apiserver identity ((stdin)): the audit events came from one input, so the logs do not say which apiserver served which request (a merged log, or a single apiserver); apiserver shares and imbalance need one log per apiserver',
     });
   });
 

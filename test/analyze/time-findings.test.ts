@@ -236,6 +236,7 @@ describe('list storms, sentence by sentence', () => {
       endedAfterLog: false,
       // the storm's 3 buckets with 10 either side
       sparkline: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 20, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+      afterRestart: null,
       why: WHY_STORM,
     });
   });
