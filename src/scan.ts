@@ -176,6 +176,23 @@ export async function readOneSource(src: Source, state: ScanState, o: { stdin: R
   return failures;
 }
 
+/** Reads a whole source as one segment of input `inputIndex`, begun with `key` and left open for the caller to
+ * end (a partial result keeps its SegmentResult: src/parallel/partial.ts). Returns the message of a failure
+ * part-way (recorded on the segment's counts, what was read before it kept), or null. */
+export async function readSourceSegment(src: Source, state: ScanState, inputIndex: number, key: string, o: ReadOptions): Promise<string | null> {
+  const inp = state.beginSegment(inputIndex, src.name, key);
+  inp.fileTimeMs = src.mtimeMs ?? null;
+  try {
+    if (src.path !== null && isMustGatherMetadata(src.name)) await readMetadata(src, state, o);
+    else await readOne(src, state, o, () => (inp.gzip = true), (mode) => (inp.format = mode));
+    return null;
+  } catch (err) {
+    const message = describeFsError(err);
+    inp.error = message;
+    return message;
+  }
+}
+
 /** Reads a source as one segment on this thread; a failure (unreadable, corrupt gzip) is recorded on the input
  * and in `failures`, and what was read before it is kept. */
 async function readSingle(src: Source, state: ScanState, failures: InputFailure[], body: (inp: InputStats) => Promise<void>, signal?: AbortSignal): Promise<void> {
@@ -265,7 +282,7 @@ async function splitPoints(fh: fsp.FileHandle, size: number, parts: number): Pro
 }
 
 /** true when the line that ends at the newline at `nl` is the first part of a split line. */
-async function endsInPart(fh: fsp.FileHandle, nl: number): Promise<boolean> {
+export async function endsInPart(fh: fsp.FileHandle, nl: number): Promise<boolean> {
   const from = Math.max(0, nl - MAX_PART_BYTES - 512);
   const w = Buffer.alloc(nl - from);
   const { bytesRead } = await fh.read(w, 0, w.length, from);

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { buildProgram } from './program.js';
 import { SCAN_OPTIONS } from './options.js';
 import { STORE_COMMANDS, storeCommand } from './commands/store.js';
+import { SHARD_COMMANDS, shardCommand } from './commands/partial.js';
 
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'];
 
@@ -26,13 +27,15 @@ const SUBCOMMANDS: Array<[string, string]> = [
   ['sql', 'run SQL over a store'],
   ['export', 'write a store as Parquet'],
   ['scan', 'the scan, over a store (--db)'],
+  ['partial', 'scan a share of the inputs into a part (gzip JSON)'],
+  ['merge', 'merge parts into the report of one scan'],
   ['completion', 'print a shell completion script'],
   ['help', 'every option'],
   ['version', 'the version'],
 ];
 
 const DIR_OPTIONS = new Set(['--apf-out', '--parquet']);
-const FILE_OPTIONS = new Set(['--db']);
+const FILE_OPTIONS = new Set(['--db', '--manifest', '--skip-copies']);
 const REPEATABLE = new Set(SCAN_OPTIONS.filter((o) => o.repeatable).map((o) => /--[a-z-]+/.exec(o.flags)![0]));
 
 function optionsOf(cmd: Command): Opt[] {
@@ -51,7 +54,7 @@ function optionsOf(cmd: Command): Opt[] {
 /** The options of the scan ('') and of each subcommand that takes options. */
 function contexts(): Array<[string, Opt[]]> {
   const quiet = { writeOut: () => {}, writeErr: () => {} };
-  return [['', optionsOf(buildProgram('0', quiet))], ...[...STORE_COMMANDS].map((n): [string, Opt[]] => [n, optionsOf(storeCommand(n))])];
+  return [['', optionsOf(buildProgram('0', quiet))], ...[...STORE_COMMANDS].map((n): [string, Opt[]] => [n, optionsOf(storeCommand(n))]), ...[...SHARD_COMMANDS].map((n): [string, Opt[]] => [n, optionsOf(shardCommand(n))])];
 }
 
 /** The completion script for `shell`. */

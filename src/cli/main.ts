@@ -13,6 +13,7 @@ import { runFollow } from './commands/follow.js';
 import { openSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
 import { runStoreCommand, STORE_COMMANDS } from './commands/store.js';
+import { runShardCommand, SHARD_COMMANDS } from './commands/partial.js';
 import { InputError, InterruptedError, UsageError } from '../errors.js';
 
 /** The process as run() sees it (kubectl-style IOStreams). */
@@ -91,6 +92,13 @@ export async function run(argv: string[], io: IO): Promise<number> {
   if (argv.length > 0 && STORE_COMMANDS.has(argv[0]!)) {
     try {
       return await runStoreCommand(argv, { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version, signal: io.signal, commandName: name });
+    } catch (err) {
+      return exitCodeFor(err, errText);
+    }
+  }
+  if (argv.length > 0 && SHARD_COMMANDS.has(argv[0]!)) {
+    try {
+      return await runShardCommand(argv, { stdin: io.stdin, stdout: io.stdout, stdoutIsTTY: io.stdoutIsTTY, write: (s) => writeAll(io.stdout, s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version, commandName: name });
     } catch (err) {
       return exitCodeFor(err, errText);
     }

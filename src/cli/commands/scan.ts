@@ -13,7 +13,7 @@ import { formatSkip, summarizeDiagnostics } from '../../diagnostics.js';
 import { Progress } from '../../render/progress.js';
 import { Redactor } from '../../analyze/redact.js';
 import type { ScanConfig } from '../config.js';
-import { type TimeOptions } from '../../analyze/scan-state.js';
+import { type InputStats, type TimeOptions } from '../../analyze/scan-state.js';
 import { findCopies, fingerprintTotal } from '../../analyze/fingerprint.js';
 import { filteredAway, formatCount, nothingRead } from '../../analyze/report.js';
 import { safeText } from '../../render/text-safety.js';
@@ -82,20 +82,7 @@ export async function runScan(
       for (const [j, c] of copies) {
         const inp = state.inputs[j];
         if (inp === undefined) continue;
-        const counted = fingerprintTotal(first[j]!.fingerprint);
-        const biggest = [...c.of].sort((a, b) => b.requests - a.requests)[0]!;
-        inp.overlaps = c.of.map((o) => ({ input: first[o.input]!.name, requests: o.requests }));
-        if (c.requests >= 0.99 * counted) inp.duplicateOf = first[biggest.input]!.name;
-        const of = c.of.map((o) => safeText(first[o.input]!.name)).join(', ');
-        const rest = counted - c.requests;
-        const edges = rest > 0 ? `; the other ${formatCount(rest)} ${inp.duplicateOf !== null ? 'fall in the seconds at the edges of the overlap, where requests may count twice' : 'count as its own (those in the seconds at the edges of the overlap may count twice)'}` : '';
-        copyNotes.push(
-          !rereadable
-            ? `audit-scan: ${safeText(inp.name)}: ${formatCount(c.requests)} of its requests repeat ${of}'s; stdin cannot be read twice, so they are counted twice (pass the inputs as files to count them once)`
-            : inp.duplicateOf !== null
-              ? `audit-scan: ${safeText(inp.name)}: a copy of ${of}: ${formatCount(c.requests)} of its ${formatCount(counted)} requests are there and counted once${edges}`
-              : `audit-scan: ${safeText(inp.name)}: ${formatCount(c.requests)} of its ${formatCount(counted)} requests repeat ${of}'s and are counted once${edges}`,
-        );
+        copyNotes.push(noteCopy(inp, fingerprintTotal(first[j]!.fingerprint), c, (i) => first[i]!.name, rereadable ? null : 'stdin cannot be read twice, so they are counted twice (pass the inputs as files to count them once)'));
       }
     }
   }
@@ -124,6 +111,22 @@ export async function runScan(
     writeFailed: apf !== null && !apf.ok,
     unreadable: inputFailed && report.inputs.every((i) => i.error !== null && i.lines === 0),
   };
+}
+
+/** Marks input `inp` as repeating earlier inputs' requests (`c`, of `counted` it counted on the first read) and
+ * says so. `twice`: why they could not be left out (then they count twice), or null when they were. */
+export function noteCopy(inp: InputStats, counted: number, c: { requests: number; of: Array<{ input: number; requests: number }> }, nameOf: (input: number) => string, twice: string | null): string {
+  const biggest = [...c.of].sort((a, b) => b.requests - a.requests)[0]!;
+  inp.overlaps = c.of.map((o) => ({ input: nameOf(o.input), requests: o.requests }));
+  if (c.requests >= 0.99 * counted) inp.duplicateOf = nameOf(biggest.input);
+  const of = c.of.map((o) => safeText(nameOf(o.input))).join(', ');
+  const rest = counted - c.requests;
+  const edges = rest > 0 ? `; the other ${formatCount(rest)} ${inp.duplicateOf !== null ? 'fall in the seconds at the edges of the overlap, where requests may count twice' : 'count as its own (those in the seconds at the edges of the overlap may count twice)'}` : '';
+  return twice !== null
+    ? `audit-scan: ${safeText(inp.name)}: ${formatCount(c.requests)} of its requests repeat ${of}'s; ${twice}`
+    : inp.duplicateOf !== null
+      ? `audit-scan: ${safeText(inp.name)}: a copy of ${of}: ${formatCount(c.requests)} of its ${formatCount(counted)} requests are there and counted once${edges}`
+      : `audit-scan: ${safeText(inp.name)}: ${formatCount(c.requests)} of its ${formatCount(counted)} requests repeat ${of}'s and are counted once${edges}`;
 }
 
 /** What the report needs of the configuration (the scan's and --follow's). */

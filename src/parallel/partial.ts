@@ -1,0 +1,600 @@
+/*! Partial results across processes and machines (issue 24): `partial` reads its share of a list of inputs into
+ * segments, exactly as worker threads do, and writes each segment's edges and the aggregates as gzip JSON Lines;
+ * `merge` reconciles the segments of every part in input order and merges the aggregates, so the report is the
+ * one a single scan of the whole list gives. The thread contract (SegmentResult, StateSnapshot) is the wire
+ * format, through the generic codec in codec.ts. */
+
+import { createHash } from 'node:crypto';
+import { createReadStream, promises as fsp } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { createInterface } from 'node:readline';
+import { ScanState, type SegmentResult, type StateSnapshot, type TimeOptions } from '../analyze/scan-state.js';
+import { findCopies, fingerprintTotal, type SkipWindows } from '../analyze/fingerprint.js';
+import type { FilterSpec } from '../analyze/filters.js';
+import type { KubeVersion } from '../model/kube-version.js';
+import type { Source, SourceProblem } from '../input/sources.js';
+import { endsInPart, isMustGatherMetadata, latestTimeIn, newSegmentFeeder, readSourceSegment, sniffCsv, sniffDocumentMode, type InputFailure } from '../scan.js';
+import { describeFsError } from '../input/sources.js';
+import { InputError, UsageError } from '../errors.js';
+import { fromJson, toJson } from './codec.js';
+import type { LineEngine } from '../engine/engine.js';
+
+/** The first field of a part's header line. */
+export const PARTIAL_FORMAT = 'audit-scan-partial';
+/** Bumped whenever what a part holds changes shape (a field of SegmentResult or StateSnapshot added, renamed or
+ * read differently): a part of another format version is refused, never misread. */
+export const PARTIAL_FORMAT_VERSION = 1;
+/** The first field of the copies file `merge --copies` writes and `partial --skip-copies` reads. */
+export const COPIES_FORMAT = 'audit-scan-copies';
+
+/** The options that change what is counted or how the report judges it: every part must have the same. */
+export interface CountingOptions {
+  kubeVersion: KubeVersion | null;
+  etcdVersion: string | null;
+  etcdPrefix: string | null;
+  objectsGiven: Array<[string, number]>;
+  consistentListFromCache: boolean | null;
+  watchCacheDisabled: string[];
+  filter: FilterSpec;
+  bucketMs: number;
+  gapMs: number | null;
+  syslogYear: number | null;
+  maxGroups: number;
+  maxLineBytes: number | null;
+}
+
+/** The flag each counting option comes from, for the error that names a difference. */
+const FLAG_OF: Record<keyof CountingOptions, string> = {
+  kubeVersion: '--kube-version',
+  etcdVersion: '--etcd-version',
+  etcdPrefix: '--etcd-prefix',
+  objectsGiven: '--objects',
+  consistentListFromCache: '--consistent-list-from-cache',
+  watchCacheDisabled: '--watch-cache-disabled',
+  filter: '--since/--until/--user/--verb/--resource/--namespace',
+  bucketMs: '--bucket',
+  gapMs: '--gap',
+  syslogYear: '--syslog-year',
+  maxGroups: '--max-groups',
+  maxLineBytes: 'AUDIT_SCAN_MAX_LINE_BYTES',
+};
+
+/** One input of the list every part was cut from, in scan order. */
+export interface UniverseInput {
+  name: string;
+  sizeBytes: number;
+  mtimeMs: number | null;
+}
+
+/** One piece of one input a part read: the whole input, or the byte range [start, end) of a plain file. */
+export interface SegmentInfo {
+  input: number;
+  start: number;
+  end: number;
+  whole: boolean;
+  /** "sha256:<hex>:<bytes>" of the bytes read (the whole file for a whole input, as `load` names inputs) */
+  identity: string;
+}
+
+/** What copies of one log under two names leave out, as the single scan's second read leaves it out. */
+export interface CopySpec {
+  format: typeof COPIES_FORMAT;
+  formatVersion: number;
+  /** the input list it was found in (UniverseHeader.digest) */
+  universe: string;
+  copies: Array<{ input: number; name: string; requests: number; counted: number; of: Array<{ input: number; requests: number }>; skip: SkipWindows }>;
+}
+
+/** The first line of a part. */
+export interface PartHeader {
+  format: typeof PARTIAL_FORMAT;
+  formatVersion: number;
+  /** audit-scan's version: parts of two versions may count differently, so they do not merge */
+  version: string;
+  /** the arguments of the `partial` run that wrote it (merge prints them when a part must be made again) */
+  command: string[];
+  shard: [number, number] | null;
+  nowMs: number;
+  counting: CountingOptions;
+  universe: { digest: string; inputs: UniverseInput[]; problems: SourceProblem[] };
+  /** per-second fingerprints were kept (two inputs or more, and no --skip-copies): merge finds copies by them */
+  fingerprint: boolean;
+  skipCopies: CopySpec | null;
+  segments: SegmentInfo[];
+  failures: InputFailure[];
+}
+
+/** The counting options of a resolved scan configuration. */
+export function countingOf(cfg: {
+  kubeVersion: KubeVersion | null;
+  etcdVersion: string | null;
+  etcdPrefix: string | null;
+  objectsGiven: ReadonlyMap<string, number>;
+  consistentListFromCache: boolean | null;
+  watchCacheDisabled: ReadonlySet<string>;
+  maxGroups: number;
+  maxLineBytes: number | undefined;
+  time: TimeOptions;
+}): CountingOptions {
+  return {
+    kubeVersion: cfg.kubeVersion,
+    etcdVersion: cfg.etcdVersion,
+    etcdPrefix: cfg.etcdPrefix,
+    objectsGiven: [...cfg.objectsGiven].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),
+    consistentListFromCache: cfg.consistentListFromCache,
+    watchCacheDisabled: [...cfg.watchCacheDisabled].sort(),
+    filter: cfg.time.filter,
+    bucketMs: cfg.time.bucketMs,
+    gapMs: cfg.time.gapMs,
+    syslogYear: cfg.time.syslogYear ?? null,
+    maxGroups: cfg.maxGroups,
+    maxLineBytes: cfg.maxLineBytes ?? null,
+  };
+}
+
+/** The input list as every part must see it: names and sizes, in order. */
+export function universeOf(sources: Source[], problems: SourceProblem[]): PartHeader['universe'] {
+  const inputs = sources.map((s) => {
+    if (s.path === null || s.sizeBytes === null) throw new UsageError(`partial: ${s.name}: only files can be shared out (not stdin, a pipe or a device): another process must be able to read the same bytes`);
+    return { name: s.name, sizeBytes: s.sizeBytes, mtimeMs: s.mtimeMs ?? null };
+  });
+  const digest = createHash('sha256')
+    .update(JSON.stringify(inputs.map((i) => [i.name, i.sizeBytes])))
+    .digest('hex');
+  return { digest: `sha256:${digest}`, inputs, problems };
+}
+
+/** "i/N" → [i, N], shards numbered 1..N. */
+export function parseShard(text: string): [number, number] {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const i = m === null ? NaN : Number(m[1]);
+  const n = m === null ? NaN : Number(m[2]);
+  if (!(n >= 1 && n <= 100_000 && i >= 1 && i <= n)) throw new UsageError(`--shard: expected i/N with 1 ≤ i ≤ N, e.g. 3/8 (got ${JSON.stringify(text)})`);
+  return [i, n];
+}
+
+/** A piece a shard reads. `last`: no piece of the input follows (its segment needs no look-back tail). */
+export interface Piece {
+  input: number;
+  start: number;
+  end: number;
+  whole: boolean;
+  last: boolean;
+}
+
+/** The pieces of shard `shard` ([i, N]; null: everything). The inputs, laid end to end, are cut into N shares
+ * of equal bytes; a plain line-mode file that a cut falls in is cut there too (just after a newline, never
+ * between the parts of a line a runtime split), other inputs go whole to the share that holds their middle.
+ * Every shard computes the same cuts from the same bytes, so the shares tile the list. `seed` moves the cuts
+ * (tests: AUDIT_SCAN_SHARD_SEED), to put them at other bytes. */
+export async function planPieces(sources: Source[], shard: [number, number] | null, seed: number | null = null): Promise<Piece[]> {
+  const [mine, n] = shard ?? [1, 1];
+  const sizes = sources.map((s) => s.sizeBytes ?? 0);
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const rand = lcg(seed ?? 0);
+  const bounds: number[] = [];
+  for (let k = 1; k < n; k++) bounds.push(Math.floor((total * (k + (seed === null ? 0 : rand() * 0.8 - 0.4))) / n));
+  bounds.sort((a, b) => a - b);
+  const shardOf = (x: number): number => {
+    let k = 0;
+    while (k < bounds.length && x >= bounds[k]!) k++;
+    return k + 1;
+  };
+  const out: Piece[] = [];
+  let off = 0;
+  for (let j = 0; j < sources.length; j++) {
+    const size = sizes[j]!;
+    const inside = bounds.filter((b) => b > off && b < off + size);
+    const pieces: Array<{ start: number; end: number; owner: number }> = [];
+    if (inside.length > 0 && (await isSplittable(sources[j]!))) {
+      const fh = await fsp.open(sources[j]!.path!, 'r');
+      try {
+        const starts = [0];
+        for (const b of inside) starts.push(Math.max(await alignCut(fh, b - off, size), starts[starts.length - 1]!));
+        const owners = [shardOf(off), ...inside.map(shardOf)];
+        for (let p = 0; p < starts.length; p++) {
+          const end = p + 1 < starts.length ? starts[p + 1]! : size;
+          if (end > starts[p]!) pieces.push({ start: starts[p]!, end, owner: owners[p]! });
+        }
+      } finally {
+        await fh.close();
+      }
+    }
+    if (pieces.length <= 1) {
+      if (shardOf(off + Math.floor(size / 2)) === mine) out.push({ input: j, start: 0, end: size, whole: true, last: true });
+    } else {
+      pieces.forEach((p, k) => {
+        if (p.owner === mine) out.push({ input: j, start: p.start, end: p.end, whole: false, last: k === pieces.length - 1 });
+      });
+    }
+    off += size;
+  }
+  return out;
+}
+
+/** A small seeded generator (the cuts of tests only). */
+function lcg(seed: number): () => number {
+  let s = (seed >>> 0) || 1;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** true for a plain file read line by line (not gzip, a JSON document or a CSV export): the kind a scan cuts into
+ * byte ranges for its threads. */
+async function isSplittable(src: Source): Promise<boolean> {
+  if (src.path === null || isMustGatherMetadata(src.name)) return false;
+  const fh = await fsp.open(src.path, 'r').catch(() => null);
+  if (fh === null) return false;
+  try {
+    const head = Buffer.alloc(1 << 16);
+    const { bytesRead } = await fh.read(head, 0, head.length, 0);
+    const h = head.subarray(0, bytesRead);
+    return !(h[0] === 0x1f && h[1] === 0x8b) && !sniffDocumentMode(h) && sniffCsv(h) === null;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The offset just after the first newline at or after `pos` whose line a runtime did not split (as the scan's
+ * thread cuts: scan.ts splitPoints); `size` when there is none. */
+async function alignCut(fh: fsp.FileHandle, pos: number, size: number): Promise<number> {
+  const buf = Buffer.alloc(1 << 20);
+  for (;;) {
+    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+    if (bytesRead === 0) return size;
+    const nl = buf.subarray(0, bytesRead).indexOf(10);
+    if (nl < 0) {
+      pos += bytesRead;
+      continue;
+    }
+    pos += nl + 1;
+    if (await endsInPart(fh, pos - 1)) continue;
+    return Math.min(pos, size);
+  }
+}
+
+/** What a `partial` run needs besides its pieces. */
+export interface PartialRun {
+  sources: Source[];
+  universe: PartHeader['universe'];
+  pieces: Piece[];
+  counting: CountingOptions;
+  nowMs: number;
+  engine: LineEngine | null;
+  skipCopies: CopySpec | null;
+  shard: [number, number] | null;
+  command: string[];
+  version: string;
+  stdin: Readable;
+}
+
+/** Reads the pieces into segments and returns the part as JSON Lines (header, one line a segment, the
+ * aggregates), and the inputs that failed. */
+export async function makePartial(r: PartialRun): Promise<{ lines: string[]; failures: InputFailure[] }> {
+  const c = r.counting;
+  const fingerprint = r.skipCopies === null && r.universe.inputs.length > 1;
+  const time: TimeOptions = {
+    filter: c.filter,
+    bucketMs: c.bucketMs,
+    gapMs: c.gapMs,
+    nowMs: r.nowMs,
+    syslogYear: c.syslogYear,
+    fingerprint,
+    ...(r.skipCopies === null ? {} : { skipCopies: r.skipCopies.copies.map((x): [number, SkipWindows] => [x.input, x.skip]) }),
+  };
+  const state = new ScanState(c.etcdPrefix, null, c.maxGroups, time);
+  state.engine = r.engine;
+  const maxLineBytes = c.maxLineBytes ?? undefined;
+  const segments: SegmentInfo[] = [];
+  const lines: string[] = [];
+  const failures: InputFailure[] = [];
+  for (const p of r.pieces) {
+    const src = r.sources[p.input]!;
+    // Keys name events without an auditID: unique across every part (input and offset), as a worker's are.
+    const key = `p${p.input}@${p.start}`;
+    let result: SegmentResult;
+    let identity: string;
+    if (p.whole) {
+      const err = await readSourceSegment(src, state, p.input, key, { etcdPrefix: c.etcdPrefix, stdin: r.stdin, onSkip: null, maxLineBytes });
+      result = state.endSegment(false);
+      if (err !== null) failures.push({ name: src.name, message: err });
+      identity = (await fileIdentity(src.path!, 0, src.sizeBytes!)) ?? 'unreadable';
+    } else {
+      const read = await readRange(src, state, p, key, maxLineBytes);
+      result = read.result;
+      identity = read.identity;
+      if (result.input.error !== null) failures.push({ name: src.name, message: result.input.error });
+    }
+    segments.push({ input: p.input, start: p.start, end: p.end, whole: p.whole, identity });
+    lines.push(JSON.stringify({ segment: segments.length - 1, result: toJson(result) }));
+  }
+  lines.push(JSON.stringify({ aggregates: toJson(state.snapshot()) }));
+  const header: PartHeader = {
+    format: PARTIAL_FORMAT,
+    formatVersion: PARTIAL_FORMAT_VERSION,
+    version: r.version,
+    command: r.command,
+    shard: r.shard,
+    nowMs: r.nowMs,
+    counting: c,
+    universe: r.universe,
+    fingerprint,
+    skipCopies: r.skipCopies,
+    segments,
+    failures,
+  };
+  lines.unshift(JSON.stringify(toJson(header)));
+  return { lines, failures };
+}
+
+/** A byte range of a plain file as one segment, as a worker reads it (parallel/worker.ts), hashing its bytes. */
+async function readRange(src: Source, state: ScanState, p: Piece, key: string, maxLineBytes: number | undefined): Promise<{ result: SegmentResult; identity: string }> {
+  let beforeMs: number | null = null;
+  if (p.start > 0) {
+    const fh = await fsp.open(src.path!, 'r');
+    try {
+      const from = Math.max(0, p.start - (64 << 10));
+      const b = Buffer.alloc(p.start - from);
+      const { bytesRead } = await fh.read(b, 0, b.length, from);
+      beforeMs = latestTimeIn(b.subarray(0, bytesRead));
+    } finally {
+      await fh.close();
+    }
+  }
+  const inp = state.beginSegment(p.input, src.name, key, beforeMs);
+  inp.fileTimeMs = src.mtimeMs ?? null;
+  const feed = newSegmentFeeder(state, p.start === 0, maxLineBytes);
+  const h = createHash('sha256');
+  let bytes = 0;
+  let error: string | null = null;
+  try {
+    for await (const chunk of createReadStream(src.path!, { start: p.start, end: p.end - 1, highWaterMark: 1 << 20 })) {
+      h.update(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
+      feed.push(chunk as Buffer);
+    }
+  } catch (err) {
+    error = describeFsError(err);
+  }
+  feed.end();
+  const result = state.endSegment(!p.last);
+  if (error !== null) result.input.error = error;
+  return { result, identity: `sha256:${h.digest('hex')}:${bytes}` };
+}
+
+/** "sha256:<hex>:<bytes>" of [start, end) of a file (the whole file: the identity `load` gives an input). */
+async function fileIdentity(path: string, start: number, end: number): Promise<string | null> {
+  if (end <= start) return `sha256:${createHash('sha256').digest('hex')}:0`;
+  const h = createHash('sha256');
+  let n = 0;
+  try {
+    for await (const c of createReadStream(path, { start, end: end - 1, highWaterMark: 1 << 20 })) {
+      h.update(c as Buffer);
+      n += (c as Buffer).length;
+    }
+  } catch {
+    return null;
+  }
+  return `sha256:${h.digest('hex')}:${n}`;
+}
+
+/** The lines of a part, one at a time (gunzipped when gzip). */
+async function* partLines(path: string): AsyncGenerator<string> {
+  const raw = createReadStream(path);
+  const head = await new Promise<Buffer>((resolve, reject) => {
+    raw.once('readable', () => {
+      const b = (raw.read(2) as Buffer | null) ?? Buffer.alloc(0);
+      if (b.length > 0) raw.unshift(b);
+      resolve(b);
+    });
+    raw.once('error', reject);
+  });
+  const stream = head[0] === 0x1f && head[1] === 0x8b ? raw.pipe(createGunzip()) : raw;
+  raw.on('error', (e) => stream.destroy(e));
+  const rl = createInterface({ input: stream, crlfDelay: Infinity });
+  try {
+    for await (const line of rl) if (line.length > 0) yield line;
+  } finally {
+    rl.close();
+    raw.destroy();
+    stream.destroy();
+  }
+}
+
+/** The header of a part, checked to be one. */
+export async function readPartHeader(path: string): Promise<PartHeader> {
+  let first: string | undefined;
+  try {
+    for await (const line of partLines(path)) {
+      first = line;
+      break;
+    }
+  } catch (err) {
+    throw new InputError(`${path}: ${describeFsError(err)}`);
+  }
+  let h: PartHeader | null = null;
+  try {
+    h = first === undefined ? null : (fromJson(JSON.parse(first)) as PartHeader);
+  } catch {
+    h = null;
+  }
+  if (h === null || typeof h !== 'object' || h.format !== PARTIAL_FORMAT) throw new InputError(`${path}: not a partial result (write one with: audit-scan partial INPUTS… > part.json.gz)`);
+  return h;
+}
+
+/** Why two parts cannot merge, or null. `a` is the first part's header. */
+export function partDifference(a: PartHeader, b: PartHeader, version: string): string | null {
+  if (b.formatVersion !== PARTIAL_FORMAT_VERSION) return `it is of partial format ${b.formatVersion}, and this audit-scan (${version}) reads format ${PARTIAL_FORMAT_VERSION}: write it again with this version`;
+  if (b.version !== version) return `it was written by audit-scan ${b.version}, and this is audit-scan ${version}: parts of two versions may count differently; write every part with one version`;
+  for (const k of Object.keys(FLAG_OF) as Array<keyof CountingOptions>) {
+    const x = JSON.stringify(toJson(a.counting[k]));
+    const y = JSON.stringify(toJson(b.counting[k]));
+    if (x !== y) return `it was counted with other options: ${FLAG_OF[k]} ${describeOption(k, b.counting)} here, ${describeOption(k, a.counting)} in the first part`;
+  }
+  if (a.universe.digest !== b.universe.digest) {
+    const names = new Map(a.universe.inputs.map((i) => [i.name, i.sizeBytes]));
+    const other = b.universe.inputs.find((i) => names.get(i.name) !== i.sizeBytes);
+    const what = other !== undefined ? `${other.name} (${other.sizeBytes} bytes) is not in the first part's list as such` : `its list of inputs is not the first part's (${a.universe.inputs.length} inputs there, ${b.universe.inputs.length} here)`;
+    return `it was cut from another list of inputs: ${what}; every part must come from the same --manifest (or the same INPUTS), with the files unchanged`;
+  }
+  return null;
+}
+
+function describeOption(k: keyof CountingOptions, c: CountingOptions): string {
+  const v = c[k];
+  if (v === null || (Array.isArray(v) && v.length === 0)) return '(not given)';
+  if (k === 'kubeVersion') return `${(v as KubeVersion).major}.${(v as KubeVersion).minor}`;
+  if (k === 'bucketMs' || k === 'gapMs') return `${(v as number) / 1000}s`;
+  return JSON.stringify(v);
+}
+
+/** What merge found besides the state: notes for stderr, the failures and problems to report. */
+export interface MergeOutcome {
+  state: ScanState;
+  header: PartHeader;
+  notes: string[];
+  failures: InputFailure[];
+  problems: SourceProblem[];
+  /** copies found and not left out (their requests count twice): what `merge --copies` writes */
+  copies: CopySpec | null;
+  /** the copies the parts left out (partial --skip-copies), or null */
+  spec: CopySpec | null;
+  /** path → header of each part merged (a repeated part left out) */
+  holders: Map<string, PartHeader>;
+}
+
+/** Merges parts into one state, as one scan of their whole input list: checks them, orders their segments,
+ * reconciles them in input order and merges the aggregates, then ends the scan (finishPending). One part is
+ * held at a time: memory grows with the groups and the requests open at the cuts, not with the requests. */
+export async function mergeParts(paths: string[], version: string, engine: LineEngine | null = null): Promise<MergeOutcome> {
+  if (paths.length === 0) throw new UsageError('merge: no parts given (audit-scan merge part-*.json.gz)');
+  const headers: PartHeader[] = [];
+  for (const p of paths) headers.push(await readPartHeader(p));
+  const first = headers[0]!;
+  const firstDiff = partDifference(first, first, version);
+  if (firstDiff !== null) throw new UsageError(`merge: ${paths[0]}: ${firstDiff}`);
+  for (let k = 1; k < headers.length; k++) {
+    const d = partDifference(first, headers[k]!, version);
+    if (d !== null) throw new UsageError(`merge: ${paths[k]}: ${d}`);
+  }
+  const notes: string[] = [];
+  const universe = first.universe;
+  // Segments: the same one from two parts is read once (a part given twice, a shard run twice); any other
+  // overlap, or a byte range no part holds, is an error that names the input.
+  const byKey = new Map<string, { part: number; info: SegmentInfo }>();
+  const keep: boolean[] = headers.map(() => true);
+  headers.forEach((h, k) => {
+    let repeated = 0;
+    for (const s of h.segments) {
+      const key = `${s.input}:${s.start}:${s.end}`;
+      const had = byKey.get(key);
+      if (had === undefined) continue;
+      if (had.info.identity !== s.identity) throw new InputError(`merge: ${paths[k]}: ${universe.inputs[s.input]!.name} bytes ${s.start}–${s.end} differ from ${paths[had.part]}'s (${s.identity} there ${had.info.identity}): the file changed between the runs`);
+      repeated++;
+    }
+    if (repeated > 0 && repeated < h.segments.length) throw new InputError(`merge: ${paths[k]}: shares some but not all of its pieces with another part: give parts of one --shard i/N split`);
+    if (repeated > 0) {
+      keep[k] = false;
+      notes.push(`audit-scan: merge: ${paths[k]} holds the same pieces as an earlier part (same bytes, SHA-256): counted once`);
+      return;
+    }
+    for (const s of h.segments) byKey.set(`${s.input}:${s.start}:${s.end}`, { part: k, info: s });
+  });
+  const all = [...byKey.values()].sort((a, b) => a.info.input - b.info.input || a.info.start - b.info.start);
+  universe.inputs.forEach((inp, j) => {
+    let at = 0;
+    for (const { info, part } of all.filter((x) => x.info.input === j)) {
+      if (info.start !== at) throw new InputError(`merge: ${inp.name}: ${info.start > at ? `bytes ${at}–${info.start} are in no part` : `${paths[part]} reads bytes ${info.start}–${info.end} that another part read too`}: give every shard of one --shard i/N split`);
+      at = info.end;
+    }
+    if (at !== inp.sizeBytes || (inp.sizeBytes === 0 && !all.some((x) => x.info.input === j))) {
+      const missing = universe.inputs.length;
+      throw new InputError(`merge: ${inp.name}: ${at === 0 ? 'in no part' : `bytes ${at}–${inp.sizeBytes} are in no part`} (${missing} inputs in the list; ${headers[0]!.shard === null ? '' : `parts of ${headers[0]!.shard[1]} shards: `}is a shard's part missing?)`);
+    }
+  });
+  // Copies left out by --skip-copies: every part holding a copy's bytes must have left them out the same way.
+  const spec = headers.find((h, k) => keep[k] && h.skipCopies !== null)?.skipCopies ?? null;
+  if (spec !== null) {
+    const specText = JSON.stringify(toJson(spec));
+    const affected = new Set(spec.copies.map((c) => c.input));
+    headers.forEach((h, k) => {
+      if (!keep[k]) return;
+      if (h.skipCopies !== null && JSON.stringify(toJson(h.skipCopies)) !== specText) throw new UsageError(`merge: ${paths[k]}: made with another --skip-copies file than the other parts`);
+      const holds = h.segments.find((s) => affected.has(s.input));
+      if (h.skipCopies === null && holds !== undefined) throw new UsageError(`merge: ${paths[k]}: holds ${universe.inputs[holds.input]!.name}, a copy the other parts leave out; make it again with --skip-copies: ${commandOf(h, '<copies.json>', paths[k]!)}`);
+    });
+  }
+  const time: TimeOptions = {
+    filter: first.counting.filter,
+    bucketMs: first.counting.bucketMs,
+    gapMs: first.counting.gapMs,
+    nowMs: first.nowMs,
+    syslogYear: first.counting.syslogYear,
+    fingerprint: spec === null && universe.inputs.length > 1,
+    ...(spec === null ? {} : { skipCopies: spec.copies.map((x): [number, SkipWindows] => [x.input, x.skip]) }),
+  };
+  const state = new ScanState(first.counting.etcdPrefix, null, first.counting.maxGroups, time);
+  state.engine = engine;
+  for (const inp of universe.inputs) state.addInput(inp.name);
+  // Parts are contiguous runs of the input list (a shard is a share of bytes laid end to end): reconciling part
+  // after part, in the order of their first pieces, is reconciling every segment in input order.
+  const order = headers.map((_, k) => k).filter((k) => keep[k] && headers[k]!.segments.length > 0);
+  const firstOf = (k: number): SegmentInfo => headers[k]!.segments[0]!;
+  order.sort((a, b) => firstOf(a).input - firstOf(b).input || firstOf(a).start - firstOf(b).start);
+  let next = 0;
+  for (const k of order) {
+    for await (const line of partLines(paths[k]!)) {
+      const v = fromJson(JSON.parse(line)) as { segment?: number; result?: SegmentResult; aggregates?: StateSnapshot; format?: string };
+      if (v.format !== undefined) continue;
+      if (v.result !== undefined) {
+        const info = headers[k]!.segments[v.segment!]!;
+        const want = all[next]!.info;
+        if (want.input !== info.input || want.start !== info.start) throw new InputError(`merge: ${paths[k]}: its pieces interleave with another part's; give the parts of one --shard i/N split`);
+        next++;
+        state.reconcile(v.result);
+      } else if (v.aggregates !== undefined) {
+        state.mergeSnapshot(v.aggregates);
+      }
+    }
+  }
+  if (next !== all.length) throw new InputError(`merge: a part ended before its last piece (${next} of ${all.length} pieces read): is a part cut short?`);
+  state.finishPending();
+  const failures = headers.filter((_, k) => keep[k]).flatMap((h) => h.failures);
+  let copies: CopySpec | null = null;
+  if (spec === null && time.fingerprint === true) {
+    const found = findCopies(state.inputs.map((i) => i.fingerprint));
+    if (found.size > 0) {
+      copies = { format: COPIES_FORMAT, formatVersion: PARTIAL_FORMAT_VERSION, universe: universe.digest, copies: [] };
+      for (const [j, c] of found) copies.copies.push({ input: j, name: universe.inputs[j]!.name, requests: c.requests, counted: fingerprintTotal(state.inputs[j]!.fingerprint), of: c.of, skip: c.skip });
+    }
+  }
+  const holders = new Map(paths.map((p, k): [string, PartHeader] => [p, headers[k]!]).filter((_, k) => keep[k]));
+  return { state, header: first, notes, failures, problems: universe.problems, copies, spec, holders };
+}
+
+/** The `partial` command that made part `h` again, leaving out what `copiesFile` says. */
+export function commandOf(h: PartHeader, copiesFile: string, partPath: string): string {
+  const args = h.command.filter((_, i, a) => a[i] !== '--skip-copies' && a[i - 1] !== '--skip-copies');
+  return ['audit-scan', 'partial', '--skip-copies', copiesFile, ...args].map(shellQuote).join(' ') + ` > ${shellQuote(partPath)}`;
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Reads a copies file (`merge --copies` wrote it) for the input list `universe`. */
+export async function readCopySpec(path: string, universe: string): Promise<CopySpec> {
+  let spec: CopySpec;
+  try {
+    spec = fromJson(JSON.parse(await fsp.readFile(path, 'utf8'))) as CopySpec;
+  } catch (err) {
+    throw new InputError(`--skip-copies: ${path}: ${describeFsError(err)}`);
+  }
+  if (spec === null || typeof spec !== 'object' || spec.format !== COPIES_FORMAT) throw new InputError(`--skip-copies: ${path}: not a copies file (audit-scan merge --copies PARTS… > copies.json writes one)`);
+  if (spec.formatVersion !== PARTIAL_FORMAT_VERSION) throw new InputError(`--skip-copies: ${path}: of format ${spec.formatVersion}; this audit-scan reads ${PARTIAL_FORMAT_VERSION}`);
+  if (spec.universe !== universe) throw new InputError(`--skip-copies: ${path}: found in another list of inputs than this one`);
+  return spec;
+}
