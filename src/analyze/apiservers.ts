@@ -223,7 +223,8 @@ export function analyzeApiservers(state: ScanState, restarts: RestartFinding[], 
         requests: n,
         share: round2(n / (totals.get(kindOf(s.name)) || 1)),
         restarts: (restartsOf.get(s) ?? []).map(([, g1]) => iso(g1)).sort(),
-        points: s.series.points().map(([t, c]) => [iso(t), c] as [string, number]),
+        // only where there is something to compare: a lone apiserver's rate is the timeline's
+        points: identified ? s.series.points().map(([t, c]) => [iso(t), c] as [string, number]) : [],
       };
     }),
     clientsNotTracked: state.time.clientInputsOverflow,

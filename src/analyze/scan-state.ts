@@ -215,6 +215,8 @@ export interface ClientCounts {
   lists: TimeSeries | null;
 }
 
+/** Buckets kept per input for its share of requests (TimeState.inputRequests). */
+export const INPUT_REQUEST_BUCKETS = 20_000;
 /** Most (client, input) pairs kept: a kubelet per node on each apiserver is 15,000 on a 5,000-node cluster. */
 export const MAX_CLIENT_INPUTS = 20_000;
 /** Buckets kept per (client, input) series, at least a minute wide: 2 h at a minute, then coarser. */
@@ -754,7 +756,7 @@ export class ScanState {
     for (const [k, s] of o.time.inputLists) this.seriesIn(t.inputLists as Map<string | number, TimeSeries>, k).merge(s);
     for (const [k, s] of o.time.inputWatchEnds) this.seriesIn(t.inputWatchEnds as Map<string | number, TimeSeries>, k).merge(s);
     for (const [k, s] of o.time.initRejects) this.seriesIn(t.initRejects as Map<string | number, TimeSeries>, k).merge(s);
-    for (const [k, s] of o.time.inputRequests) this.seriesIn(t.inputRequests as Map<string | number, TimeSeries>, k).merge(s);
+    for (const [k, s] of o.time.inputRequests) this.seriesIn(t.inputRequests as Map<string | number, TimeSeries>, k, INPUT_REQUEST_BUCKETS).merge(s);
     t.clientInputsOverflow += o.time.clientInputsOverflow;
     for (const [k, c] of o.time.clientInputs) {
       const mine = t.clientInputs.get(k);
@@ -1362,7 +1364,8 @@ export class ScanState {
       if (listing) this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);
       if (e.verb === 'watch' && isTerminalStage(e.stage)) this.seriesIn(this.time.inputWatchEnds as Map<string | number, TimeSeries>, inputIndex).add(e.stageMs ?? at);
       // Each apiserver's share and where its clients went (apiservers.ts): every request, as the restart rules.
-      this.seriesIn(this.time.inputRequests as Map<string | number, TimeSeries>, inputIndex).add(at);
+      // 20,000 buckets (not 100,000): shares are judged per minute, and a long --follow run keeps this per input
+      this.seriesIn(this.time.inputRequests as Map<string | number, TimeSeries>, inputIndex, INPUT_REQUEST_BUCKETS).add(at);
       this.countClient(e, inputIndex, at, listing);
       if (e.cacheInitializing === true) {
         const path = e.resource.length > 0 ? null : parseRequestUri(e.requestURI).path;
