@@ -486,19 +486,24 @@ export async function mergeParts(paths: string[], version: string, engine: LineE
   // overlap, or a byte range no part holds, is an error that names the input.
   const byKey = new Map<string, { part: number; info: SegmentInfo }>();
   const keep: boolean[] = headers.map(() => true);
-  headers.forEach((h, k) => {
+  // A part made again with --skip-copies wins over the first one of the same pieces.
+  const visit = headers.map((_, k) => k).sort((a, b) => Number(headers[a]!.skipCopies === null) - Number(headers[b]!.skipCopies === null) || a - b);
+  visit.forEach((k) => {
+    const h = headers[k]!;
     let repeated = 0;
+    let other = -1;
     for (const s of h.segments) {
       const key = `${s.input}:${s.start}:${s.end}`;
       const had = byKey.get(key);
       if (had === undefined) continue;
-      if (had.info.identity !== s.identity) throw new InputError(`merge: ${paths[k]}: ${universe.inputs[s.input]!.name} bytes ${s.start}–${s.end} differ from ${paths[had.part]}'s (${s.identity} there ${had.info.identity}): the file changed between the runs`);
+      if (had.info.identity !== s.identity) throw new InputError(`merge: ${paths[k]}: ${universe.inputs[s.input]!.name}: bytes ${s.start}–${s.end} differ from ${paths[had.part]}'s (${s.identity} there ${had.info.identity}): the file changed between the runs`);
       repeated++;
+      other = had.part;
     }
     if (repeated > 0 && repeated < h.segments.length) throw new InputError(`merge: ${paths[k]}: shares some but not all of its pieces with another part: give parts of one --shard i/N split`);
     if (repeated > 0) {
       keep[k] = false;
-      notes.push(`audit-scan: merge: ${paths[k]} holds the same pieces as an earlier part (same bytes, SHA-256): counted once`);
+      notes.push(`audit-scan: merge: ${paths[k]} holds the same pieces as ${paths[other]} (same bytes, SHA-256): counted once, from ${paths[other]}`);
       return;
     }
     for (const s of h.segments) byKey.set(`${s.input}:${s.start}:${s.end}`, { part: k, info: s });
