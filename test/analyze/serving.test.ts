@@ -55,6 +55,10 @@ describe('classifyRead', () => {
     expect(verdict(version, verb, uri)).toBe(want);
   });
 
+  it('sendInitialEvents on a get is no watch-list: a get is judged as a get', () => {
+    expect(verdict('1.34', 'get', '/api/v1/namespaces/a/pods/p?sendInitialEvents=true&resourceVersionMatch=NotOlderThan')).toBe('etcd: get without resourceVersion');
+  });
+
   it('a watch-list without resourceVersion fails when etcd lacks progress notify; with one it does not need it', () => {
     const wl = `${L}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`;
     expect(verdict('1.34', 'list', wl, { etcdSupportsProgressNotify: false })).toBe('none: watch-list without resourceVersion fails (etcd lacks progress notify; the client falls back to a list)');
