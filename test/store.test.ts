@@ -121,14 +121,14 @@ describe('safety of the file', () => {
     expect(bytes.includes('CANARY-TOKEN')).toBe(false);
   });
 
-  it('exports Parquet partitioned by hour, readable by DuckDB', async () => {
+  it('exports Parquet in hive partitions date=YYYY-MM-DD/hour=HH, readable by DuckDB', async () => {
     const f = db();
     await runCli(['load', '--db', f, 'fixtures/demo']);
     const out = join(dir, 'pq');
     const r = await runCli(['export', '--db', f, '--parquet', out]);
     expect(r.code).toBe(0);
-    expect(existsSync(join(out, 'requests', 'hour=2026-11-30T10'))).toBe(true);
-    const [{ n }] = (await sql(f, `SELECT count(*) AS n FROM read_parquet('${out}/requests/*/*.parquet', hive_partitioning = true)`)) as any;
+    expect(existsSync(join(out, 'requests', 'date=2026-11-30', 'hour=10'))).toBe(true);
+    const [{ n }] = (await sql(f, `SELECT count(*) AS n FROM read_parquet('${out}/requests/*/*/*.parquet', hive_partitioning = true)`)) as any;
     expect(n).toBe(1608);
   });
 });

@@ -1,5 +1,5 @@
 /*! The DuckDB store (issue 6): `load` streams normalised requests and etcd reads into a DuckDB file with the
- * appender, `sql` queries it, `export` writes Parquet partitioned by hour, and `scan --db` runs the same
+ * appender, `sql` queries it, `export` writes Parquet partitioned by date and hour, and `scan --db` runs the same
  * analysis over it. @duckdb/node-api is imported lazily, so plain scans never load the native module.
  * Request and response bodies never reach the file: only the fields in SCHEMA (and item counts). */
 
@@ -444,14 +444,17 @@ export async function loadSource(
   }
 }
 
-/** Writes each table as Parquet under `dir`, requests and etcd_ranges partitioned by hour. */
+/** Writes each table as Parquet under `dir`, requests and etcd_ranges in hive partitions date=YYYY-MM-DD/hour=HH
+ * (UTC; rows without a time under date=unknown/hour=unknown). The values are strings, zero-padded, so every engine
+ * reads them alike (Spark, Trino, ClickHouse and DuckDB each guess types from a bare 10 differently). */
 export async function exportParquet(store: Store, dir: string): Promise<string[]> {
   await fsp.mkdir(dir, { recursive: true });
   const q = (s: string) => `'${s.replace(/'/g, "''")}'`;
-  await store.con.run(`COPY (SELECT *, strftime(received_at, '%Y-%m-%dT%H') AS hour FROM requests) TO ${q(`${dir}/requests`)} (FORMAT parquet, PARTITION_BY (hour), OVERWRITE_OR_IGNORE true)`);
-  await store.con.run(`COPY (SELECT *, strftime("time", '%Y-%m-%dT%H') AS hour FROM etcd_ranges) TO ${q(`${dir}/etcd_ranges`)} (FORMAT parquet, PARTITION_BY (hour), OVERWRITE_OR_IGNORE true)`);
+  const parts = (col: string): string => `coalesce(strftime(${col}, '%Y-%m-%d'), 'unknown') AS "date", coalesce(strftime(${col}, '%H'), 'unknown') AS "hour"`;
+  await store.con.run(`COPY (SELECT *, ${parts('received_at')} FROM requests) TO ${q(`${dir}/requests`)} (FORMAT parquet, PARTITION_BY ("date", "hour"), OVERWRITE_OR_IGNORE true)`);
+  await store.con.run(`COPY (SELECT *, ${parts('"time"')} FROM etcd_ranges) TO ${q(`${dir}/etcd_ranges`)} (FORMAT parquet, PARTITION_BY ("date", "hour"), OVERWRITE_OR_IGNORE true)`);
   await store.con.run(`COPY inputs TO ${q(`${dir}/inputs.parquet`)} (FORMAT parquet)`);
-  return [`${dir}/requests/hour=*/*.parquet`, `${dir}/etcd_ranges/hour=*/*.parquet`, `${dir}/inputs.parquet`];
+  return [`${dir}/requests/date=*/hour=*/*.parquet`, `${dir}/etcd_ranges/date=*/hour=*/*.parquet`, `${dir}/inputs.parquet`];
 }
 
 /** Rebuilds a ScanState from the store, for `scan --db`: requests as final-stage events, reads as they were. */

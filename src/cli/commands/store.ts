@@ -52,7 +52,7 @@ export function storeCommand(name: string, commandName = 'audit-scan'): Command 
     p.description('Run SQL over a store: tables requests, etcd_ranges, inputs, meta; views lists, list_groups, amplification').argument('<query>', 'the SQL');
     p.addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'csv']).default('table'));
   } else if (name === 'export') {
-    p.description('Write the store as Parquet, partitioned by hour').addOption(new Option('--parquet <dir>', 'output directory').makeOptionMandatory());
+    p.description('Write the store as Parquet, in hive partitions date=YYYY-MM-DD/hour=HH').addOption(new Option('--parquet <dir>', 'output directory').makeOptionMandatory());
   } else {
     p.description('The scan, over a store instead of log files');
     for (const o of SCAN_OPTIONS) {
