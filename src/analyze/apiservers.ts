@@ -4,10 +4,10 @@
  * the per-input series and the per (client, input) counts the scan kept: per group, never per request. */
 
 import type { ScanState } from './scan-state.js';
-import { parseClientInputKey } from './scan-state.js';
+import { namedApiservers, parseClientInputKey, parseStreamKey } from './scan-state.js';
 import { TimeSeries } from './time-series.js';
 import { gapThresholdMs, humanSeconds } from './gaps.js';
-import type { RestartFinding, StormFinding } from './time-analysis.js';
+import { streamName, type RestartFinding, type StormFinding } from './time-analysis.js';
 
 /** An apiserver's share counts as far below while it is under this fraction of an even share (1/N). */
 export const IMBALANCE_LOW_FRACTION = 0.5;
@@ -145,6 +145,20 @@ interface Server {
   name: string;
   inputs: number[];
   series: TimeSeries;
+  parts: Part[];
+}
+
+/** What one input, or one apiserver a wrapper named inside an input, holds of an apiserver. */
+interface Part {
+  input: number;
+  /** its name in restart findings: the input's, or streamName() */
+  label: string;
+  /** its keys in TimeState.clientInputs: the input index, streamKeys */
+  sources: string[];
+  lastMs: number | null;
+  spacing: ReturnType<ScanState['time']['inputSpacing']['get']>;
+  watchEnds: TimeSeries | undefined;
+  lists: TimeSeries | undefined;
 }
 
 export interface ApiserverAnalysis {
@@ -157,14 +171,46 @@ export interface ApiserverAnalysis {
 /** Maps inputs to apiservers, and finds imbalances and stops; adds where relists landed to `storms`. */
 export function analyzeApiservers(state: ScanState, restarts: RestartFinding[], storms: StormFinding[]): ApiserverAnalysis {
   const byName = new Map<string, Server>();
-  state.inputs.forEach((inp, idx) => {
-    const s = state.time.inputRequests.get(idx);
-    if (s === undefined || s.buckets.size === 0 || inp.duplicateOf !== null) return;
-    const name = apiserverOfInput(inp.name);
+  const add = (name: string, s: TimeSeries, part: Part): void => {
     let srv = byName.get(name);
-    if (srv === undefined) byName.set(name, (srv = { name, inputs: [], series: new TimeSeries(s.widthMs, Number.MAX_SAFE_INTEGER) }));
-    srv.inputs.push(idx);
+    if (srv === undefined) byName.set(name, (srv = { name, inputs: [], series: new TimeSeries(s.widthMs, Number.MAX_SAFE_INTEGER), parts: [] }));
+    if (!srv.inputs.includes(part.input)) srv.inputs.push(part.input);
+    srv.parts.push(part);
     srv.series.merge(s);
+  };
+  // A record's wrapper may name its apiserver (a CloudWatch log stream, a pod, a host): that name wins over the
+  // input's path. An input naming two or more is split into them; its records that name none are left out.
+  const t = state.time;
+  const named = namedApiservers(t);
+  const streamsOf = new Map<number, string[]>();
+  for (const k of t.streamRequests?.keys() ?? []) {
+    const i = parseStreamKey(k).input;
+    streamsOf.set(i, [...(streamsOf.get(i) ?? []), k]);
+  }
+  let unnamed = 0;
+  let split = 0;
+  let renamed = 0;
+  state.inputs.forEach((inp, idx) => {
+    const s = t.inputRequests.get(idx);
+    if (s === undefined || s.buckets.size === 0 || inp.duplicateOf !== null) return;
+    const keys = named.get(idx) ?? [];
+    if (keys.length >= 2) {
+      split++;
+      let inStreams = 0;
+      for (const k of keys) {
+        const ks = t.streamRequests.get(k);
+        if (ks === undefined || ks.buckets.size === 0) continue;
+        const apiserver = parseStreamKey(k).apiserver!;
+        inStreams += ks.total();
+        const span = t.streamSpan.get(k);
+        add(apiserver, ks, { input: idx, label: streamName(inp.name, apiserver), sources: [k], lastMs: span === undefined ? null : span[1], spacing: t.streamSpacing.get(k), watchEnds: t.streamWatchEnds.get(k), lists: t.streamLists.get(k) });
+      }
+      unnamed += Math.max(0, s.total() - inStreams);
+      return;
+    }
+    if (keys.length === 1) renamed++;
+    const name = keys.length === 1 ? parseStreamKey(keys[0]!).apiserver! : apiserverOfInput(inp.name);
+    add(name, s, { input: idx, label: inp.name, sources: [String(idx), ...(streamsOf.get(idx) ?? [])], lastMs: inp.lastMs, spacing: t.inputSpacing.get(idx), watchEnds: t.inputWatchEnds.get(idx), lists: t.inputLists.get(idx) });
   });
   const servers = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   // One width for all, so that shares compare bucket for bucket.
@@ -175,7 +221,7 @@ export function analyzeApiservers(state: ScanState, restarts: RestartFinding[], 
   const identified = [...kinds.values()].some((k) => k.length >= 2);
   const inputName = (i: number): string => state.inputs[i]!.name;
   const serverOfInput = new Map<string, Server>();
-  for (const s of servers) for (const i of s.inputs) serverOfInput.set(inputName(i), s);
+  for (const s of servers) for (const p of s.parts) serverOfInput.set(p.label, s);
 
   const findings: Array<ImbalanceFinding | RestartFinding> = [];
   const restartsOf = new Map<Server, Array<[number, number]>>();
@@ -199,7 +245,7 @@ export function analyzeApiservers(state: ScanState, restarts: RestartFinding[], 
           if (f !== null) findings.push(f);
           for (const st of storms) landRelists(st, s, group, g0, g1, clients);
         });
-        const stop = stoppedFinding(state, s, group, total, poolEnd, clients, inputName);
+        const stop = stoppedFinding(state, s, group, total, poolEnd, clients);
         if (stop !== null) {
           findings.push(stop);
           for (const st of storms) landRelists(st, s, group, Date.parse(stop.start), Date.parse(stop.start), clients);
@@ -233,7 +279,7 @@ export function analyzeApiservers(state: ScanState, restarts: RestartFinding[], 
   if (servers.length === 0) report.reason = 'no audit events';
   else if (!identified)
     report.reason = `one apiserver identity (${servers[0]!.name}${servers.length > 1 ? ', …' : ''}): the audit events came from ${servers[0]!.inputs.length === 1 && servers.length === 1 ? 'one input' : 'inputs of one apiserver'}, so the logs do not say which apiserver served which request (a merged log, or a single apiserver); apiserver shares and imbalance need one log per apiserver`;
-  else report.reason = `inputs mapped to apiservers by their path (a pod's log directory or file, else the file name without rotation, date and "audit", else its directory): ${mapped.join('; ')}`;
+  else report.reason = `inputs mapped to apiservers by ${split + renamed > 0 ? `the apiserver their records' wrapper names (a CloudWatch log stream, a pod or host field)${split > 0 ? `, ${split} input${split > 1 ? 's' : ''} holding several` : ''}, else ` : ''}their path (a pod's log directory or file, else the file name without rotation, date and "audit", else its directory): ${mapped.join('; ')}${unnamed > 0 ? `; ${unnamed} requests whose record names no apiserver, in inputs whose others do, are left out of the shares` : ''}`;
   const method = servers.length === 0 ? '' : `Apiservers: ${report.reason}${report.clientsNotTracked > 0 ? `; ${report.clientsNotTracked} requests past the cap of (client, apiserver) pairs are not counted per client` : ''}`;
   return { report, findings, method };
 }
@@ -249,27 +295,29 @@ function spanOf(s: TimeSeries): [number, number] {
   return Number.isFinite(lo) ? [lo * s.widthMs, (hi + 1) * s.widthMs] : [0, 0];
 }
 
-/** client (user agent \0 user) → input → its counts. */
-type ClientIndex = Map<string, Map<number, { all: Pick<TimeSeries, 'sumIn'>; lists: Pick<TimeSeries, 'sumIn'> | null }>>;
+/** client (user agent \0 user) → source (an input index, or a streamKey) → its counts. */
+type ClientIndex = Map<string, Map<string, { all: Pick<TimeSeries, 'sumIn'>; lists: Pick<TimeSeries, 'sumIn'> | null }>>;
 
 function clientIndex(state: ScanState): ClientIndex {
   const out: ClientIndex = new Map();
   for (const [k, c] of state.time.clientInputs) {
-    const { input, userAgent, username } = parseClientInputKey(k);
+    const { source, userAgent, username } = parseClientInputKey(k);
     const id = `${userAgent}\u0000${username}`;
     let m = out.get(id);
     if (m === undefined) out.set(id, (m = new Map()));
-    m.set(input, c);
+    m.set(source, c);
   }
   return out;
 }
 
-const sumOn = (per: Map<number, { all: Pick<TimeSeries, 'sumIn'>; lists: Pick<TimeSeries, 'sumIn'> | null }>, s: Server, from: number, to: number, lists = false): number => {
+const sumOn = (per: Map<string, { all: Pick<TimeSeries, 'sumIn'>; lists: Pick<TimeSeries, 'sumIn'> | null }>, s: Server, from: number, to: number, lists = false): number => {
   let n = 0;
-  for (const i of s.inputs) {
-    const c = per.get(i);
-    const series = lists ? c?.lists : c?.all;
-    if (series) n += series.sumIn(from, to);
+  for (const p of s.parts) {
+    for (const k of p.sources) {
+      const c = per.get(k);
+      const series = lists ? c?.lists : c?.all;
+      if (series) n += series.sumIn(from, to);
+    }
   }
   return n;
 };
@@ -376,27 +424,24 @@ function imbalanceAfter(s: Server, group: Server[], total: TimeSeries, g0: numbe
 
 /** An apiserver whose events stop at least STOPPED_MIN_MS (and its gap threshold) before the others' do, with
  * its watches ending just before: it stopped and did not come back within the log. A restart finding. */
-function stoppedFinding(state: ScanState, s: Server, group: Server[], total: TimeSeries, poolEnd: number, clients: ClientIndex, inputName: (i: number) => string): RestartFinding | null {
+function stoppedFinding(state: ScanState, s: Server, group: Server[], total: TimeSeries, poolEnd: number, clients: ClientIndex): RestartFinding | null {
   let last = -Infinity;
-  let lastInput = s.inputs[0]!;
-  for (const i of s.inputs) {
-    const t = state.inputs[i]!.lastMs;
+  let lastPart = s.parts[0]!;
+  for (const p of s.parts) {
+    const t = p.lastMs;
     if (t !== null && t > last) {
       last = t;
-      lastInput = i;
+      lastPart = p;
     }
   }
   if (!Number.isFinite(last)) return null;
-  const threshold = Math.max(STOPPED_MIN_MS, gapThresholdMs(state.time.inputSpacing.get(lastInput), state.timeOptions.gapMs));
+  const threshold = Math.max(STOPPED_MIN_MS, gapThresholdMs(lastPart.spacing, state.timeOptions.gapMs));
   if (poolEnd - last < threshold || total.sumIn(last + 1, poolEnd) === 0) return null;
   let closed = 0;
-  for (const i of s.inputs) closed += state.time.inputWatchEnds.get(i)?.sumIn(last - 10_000, last + 1) ?? 0;
+  for (const p of s.parts) closed += p.watchEnds?.sumIn(last - 10_000, last + 1) ?? 0;
   if (closed < 5) return null;
   const lists = new TimeSeries(state.timeOptions.bucketMs, Number.MAX_SAFE_INTEGER);
-  for (const i of s.inputs) {
-    const l = state.time.inputLists.get(i);
-    if (l !== undefined) lists.merge(l);
-  }
+  for (const p of s.parts) if (p.lists !== undefined) lists.merge(p.lists);
   const mv = moves(clients, s, group, last + 1, last + 1, poolEnd);
   const gap = Math.round((poolEnd - last) / 100) / 10;
   const whereTo = mv.movedTo.map((m) => `${m.apiserver} ${m.clients}`).join(', ');
@@ -407,7 +452,7 @@ function stoppedFinding(state: ScanState, s: Server, group: Server[], total: Tim
       `${s.name}: no audit events after ${iso(last)}, for the last ${humanSeconds(gap)} of the log, while the other apiservers went on; ${closed} watches ended in the 10 s before: it stopped (or its audit log did) and did not come back within the log.` +
       (mv.before > 0 ? ` ${mv.moved} of its ${mv.before} clients went on with other apiservers${whereTo ? ` (${whereTo})` : ''}.` : ''),
     fix: 'An apiserver stopped and stayed down: check its pod or node (OOM kill, failed liveness probe, node lost). The others carry its load meanwhile; when it is back, check that its share comes back too (--goaway-chance).',
-    input: inputName(lastInput),
+    input: lastPart.label,
     start: iso(last),
     end: iso(poolEnd),
     gapSeconds: gap,

@@ -17,7 +17,7 @@ import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from '.
 import { implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
 import { fingerprintAdd, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
 import { describeJsonShape } from './input-kind.js';
-import { unwrapRecord } from '../parse/wrappers.js';
+import { apiserverOfRecord, cleanName, unwrapRecord } from '../parse/wrappers.js';
 import { fromAksLogAnalyticsRow, fromGkeEntry, isAksLogAnalyticsRow, isGkeEntry } from '../parse/cloud-events.js';
 import { parseCsvRecord } from '../parse/csv.js';
 import type { LineEngine } from '../engine/engine.js';
@@ -150,6 +150,19 @@ interface Segment {
   partial: { wrapper: string; parts: string[] } | null;
   /** a CloudWatch Logs Insights CSV export: the column of @message, from the header line */
   csvColumn: number | null;
+  /** apiserver a wrapper named → the times of its events, for gaps in its own stream (at most
+   * MAX_NAMED_APISERVERS; the records of others are counted in namedOverflow and left unnamed) */
+  streams: Map<string, StreamTiming>;
+  namedOverflow: number;
+}
+
+/** The event times of one named apiserver in a segment: gaps in its own stream, as a segment's for its input. */
+export interface StreamTiming {
+  firstT: number | null;
+  lastT: number | null;
+  gaps: Array<[number, number]>;
+  spacing: SpacingHistogram;
+  events: number;
 }
 
 /** The holders of one apiserver identity lease within a segment (Request-level audit shows them). */
@@ -207,6 +220,33 @@ export interface TimeState {
   clientInputs: Map<string, ClientCounts>;
   /** requests of (client, input) pairs past MAX_CLIENT_INPUTS, not tracked per client */
   clientInputsOverflow: number;
+  /** streamKey(input, apiserver) → the requests of an apiserver a wrapper's records name inside an input (a
+   * CloudWatch log stream, a pod): as inputRequests, inputLists and inputWatchEnds, per named apiserver. Its
+   * requests count in the input's series too; the clients of its requests are keyed by its streamKey */
+  streamRequests: Map<string, TimeSeries>;
+  streamLists: Map<string, TimeSeries>;
+  streamWatchEnds: Map<string, TimeSeries>;
+  /** streamKey → its gaps, its spacing and [first, last] event time (filled by reconcile, as inputGaps) */
+  streamGaps: Map<string, Array<[number, number]>>;
+  streamSpacing: Map<string, SpacingHistogram>;
+  streamSpan: Map<string, [number, number]>;
+  /** input index → records naming an apiserver past MAX_NAMED_APISERVERS: the input's names are then not used */
+  streamOverflow: Map<number, number>;
+}
+
+/** Most apiservers a wrapper may name in one input; more, and the field names something else (apiservers.ts
+ * then maps the input by its path). */
+export const MAX_NAMED_APISERVERS = 32;
+
+/** The key of an apiserver named inside input `input` (TimeState.stream*; clientInputKey's source). */
+export function streamKey(input: number, apiserver: string): string {
+  return `${input}\u0001${apiserver}`;
+}
+
+/** The parts of a streamKey(), or of an input index as a string (apiserver null). */
+export function parseStreamKey(k: string): { input: number; apiserver: string | null } {
+  const i = k.indexOf('\u0001');
+  return i < 0 ? { input: Number(k), apiserver: null } : { input: Number(k.slice(0, i)), apiserver: k.slice(i + 1) };
 }
 
 /** One client's requests on one input: all of them, and its lists and watch-lists (the relists of a storm). */
@@ -223,16 +263,35 @@ export const MAX_CLIENT_INPUTS = 20_000;
 export const CLIENT_SERIES_BUCKETS = 120;
 export const CLIENT_SERIES_MIN_MS = 60_000;
 
-/** The key of one client (user agent and user) on one input in TimeState.clientInputs. */
-export function clientInputKey(input: number, userAgent: string, username: string): string {
+/** Inputs whose wrappers name apiservers (TimeState.stream*), each with the streamKeys of the apiservers named,
+ * sorted. An input past MAX_NAMED_APISERVERS is left out: the field names something else, and its path says. */
+export function namedApiservers(time: Partial<Pick<TimeState, 'streamSpan' | 'streamRequests' | 'streamOverflow'>>): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const k of new Set([...(time.streamSpan?.keys() ?? []), ...(time.streamRequests?.keys() ?? [])])) {
+    const { input } = parseStreamKey(k);
+    const ks = out.get(input);
+    if (ks === undefined) out.set(input, [k]);
+    else ks.push(k);
+  }
+  for (const [i, ks] of out) {
+    if ((time.streamOverflow?.get(i) ?? 0) > 0 || ks.length > MAX_NAMED_APISERVERS) out.delete(i);
+    else ks.sort();
+  }
+  return out;
+}
+
+/** The key of one client (user agent and user) on one input (or one apiserver named in it: a streamKey) in
+ * TimeState.clientInputs. */
+export function clientInputKey(input: number | string, userAgent: string, username: string): string {
   return `${input}\u0000${userAgent}\u0000${username}`;
 }
 
-/** The parts of a clientInputKey(). */
-export function parseClientInputKey(k: string): { input: number; userAgent: string; username: string } {
+/** The parts of a clientInputKey(); `source` is the input index as a string, or the streamKey. */
+export function parseClientInputKey(k: string): { input: number; source: string; userAgent: string; username: string } {
   const a = k.indexOf('\u0000');
   const b = k.indexOf('\u0000', a + 1);
-  return { input: Number(k.slice(0, a)), userAgent: k.slice(a + 1, b), username: k.slice(b + 1) };
+  const source = k.slice(0, a);
+  return { input: parseStreamKey(source).input, source, userAgent: k.slice(a + 1, b), username: k.slice(b + 1) };
 }
 
 /** What a finished segment hands to reconcile(): its counts, its open requests and its edges. */
@@ -255,6 +314,9 @@ export interface SegmentResult {
     spacing: SpacingHistogram;
     signs: Array<[number, string]>;
     leases: Map<string, LeaseHolders>;
+    /** per apiserver a wrapper named: its own event times; and the records past the cap */
+    streams?: Map<string, StreamTiming>;
+    namedOverflow?: number;
   };
 }
 
@@ -370,7 +432,7 @@ const bump = (m: Map<string, number>, k: string, n = 1): void => {
 type ValueOutcome = 'audit' | 'etcd' | 'metric' | 'other' | 'blank' | 'skipped';
 
 /** One thing inside a batch or a wrapper: text to read as a line, a value to read as JSON, or why it is neither. */
-type BatchItem = { text: string } | { value: unknown } | { skip: string };
+type BatchItem = ({ text: string } | { value: unknown } | { skip: string }) & { apiserver?: string | null };
 
 /** Wrappers inside wrappers, at most (a CRI line holding a Docker record holding an event is two). */
 const MAX_WRAP_DEPTH = 4;
@@ -442,6 +504,13 @@ export class ScanState {
       inputRequests: new Map(),
       clientInputs: new Map(),
       clientInputsOverflow: 0,
+      streamRequests: new Map(),
+      streamLists: new Map(),
+      streamWatchEnds: new Map(),
+      streamGaps: new Map(),
+      streamSpacing: new Map(),
+      streamSpan: new Map(),
+      streamOverflow: new Map(),
     };
   }
 
@@ -505,6 +574,8 @@ export class ScanState {
       leases: new Map(),
       partial: null,
       csvColumn: null,
+      streams: new Map(),
+      namedOverflow: 0,
     };
     return input;
   }
@@ -534,7 +605,7 @@ export class ScanState {
       const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
       if (id !== undefined) tail.push(id);
     }
-    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: keepLongest(g.gaps), fromBefore: g.beforeMs !== null, spacing: g.spacing, signs: g.signs, leases: g.leases } };
+    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: keepLongest(g.gaps), fromBefore: g.beforeMs !== null, spacing: g.spacing, signs: g.signs, leases: g.leases, streams: new Map([...g.streams].map(([k, st]) => [k, { ...st, gaps: keepLongest(st.gaps) }])), namedOverflow: g.namedOverflow } };
   }
 
   /** Adds a finished segment to the scan. Call in input order, segment by segment. */
@@ -588,6 +659,48 @@ export class ScanState {
       holders.set(name, h.last);
     }
     if (signs.length > 0) this.time.inputSigns.set(idx, signs.sort((a, b) => a[0] - b[0]));
+    this.reconcileStreams(idx, r.timing.streams, r.timing.namedOverflow ?? 0);
+  }
+
+  /** input index → apiservers named in it so far (reconcile) */
+  private readonly namedPerInput = new Map<number, number>();
+
+  /** Each named apiserver's gaps, as an input's: those inside the segment, and the one between its last event
+   * before the segment and its first in it. A gap the segment measured from a time before that last one (its
+   * first events were older) is measured from that last one, as one thread measures it. */
+  private reconcileStreams(idx: number, streams: Map<string, StreamTiming> | undefined, overflow: number): void {
+    const t = this.time;
+    for (const [name, st] of streams ?? []) {
+      const key = streamKey(idx, name);
+      const span = t.streamSpan.get(key);
+      if (span === undefined) {
+        const n = this.namedPerInput.get(idx) ?? 0;
+        if (n >= MAX_NAMED_APISERVERS) {
+          overflow += st.events;
+          continue;
+        }
+        this.namedPerInput.set(idx, n + 1);
+      }
+      if (st.firstT === null || st.lastT === null) continue;
+      const prev = span?.[1];
+      const gaps = t.streamGaps.get(key) ?? [];
+      const spacing = t.streamSpacing.get(key) ?? newSpacingHistogram();
+      const min = candidateMinMs(this.timeOptions.gapMs);
+      if (prev !== undefined) {
+        const inc = st.firstT - prev;
+        addSpacing(spacing, inc > 0 ? inc : 0);
+        if (inc >= min) gaps.push([prev, st.firstT]);
+      }
+      for (const [a, b] of st.gaps) {
+        if (prev === undefined || a >= prev) gaps.push([a, b]);
+        else if (b - prev >= min) gaps.push([prev, b]);
+      }
+      mergeSpacing(spacing, st.spacing);
+      t.streamSpacing.set(key, spacing);
+      if (gaps.length > 0) t.streamGaps.set(key, keepLongest(gaps));
+      t.streamSpan.set(key, span === undefined ? [st.firstT, st.lastT] : [Math.min(span[0], st.firstT), Math.max(span[1], st.lastT)]);
+    }
+    if (overflow > 0) t.streamOverflow.set(idx, (t.streamOverflow.get(idx) ?? 0) + overflow);
   }
 
   /** input index → identity lease → its last holder, across the input's segments */
@@ -766,6 +879,23 @@ export class ScanState {
       } else if (t.clientInputs.size < MAX_CLIENT_INPUTS) {
         t.clientInputs.set(k, { all: reviveSeries(c.all, CLIENT_SERIES_BUCKETS), lists: c.lists === null ? null : reviveSeries(c.lists, CLIENT_SERIES_BUCKETS) });
       } else for (const n of c.all.buckets.values()) t.clientInputsOverflow += n; // a structured clone: no methods
+    }
+    // Named apiservers: at most MAX_NAMED_APISERVERS an input here too; past it the input's names go unused
+    // (reconcile counts the same apiservers), so which of them are kept changes nothing reported.
+    const named = new Map<number, number>();
+    for (const k of t.streamRequests.keys()) named.set(parseStreamKey(k).input, (named.get(parseStreamKey(k).input) ?? 0) + 1);
+    // (a part written before these fields, audit-scan partial's golden, has none)
+    for (const [k, s] of o.time.streamRequests ?? []) {
+      const idx = parseStreamKey(k).input;
+      if (!t.streamRequests.has(k)) {
+        if ((named.get(idx) ?? 0) >= MAX_NAMED_APISERVERS) continue;
+        named.set(idx, (named.get(idx) ?? 0) + 1);
+      }
+      this.seriesIn(t.streamRequests as Map<string | number, TimeSeries>, k, INPUT_REQUEST_BUCKETS).merge(s);
+      const l = o.time.streamLists?.get(k);
+      if (l !== undefined) this.seriesIn(t.streamLists as Map<string | number, TimeSeries>, k).merge(l);
+      const w = o.time.streamWatchEnds?.get(k);
+      if (w !== undefined) this.seriesIn(t.streamWatchEnds as Map<string | number, TimeSeries>, k).merge(w);
     }
     this.counters.pendingEvicted += o.counters.pendingEvicted;
     this.counters.tokenRequests += o.counters.tokenRequests;
@@ -1028,7 +1158,9 @@ export class ScanState {
     }
     if (Array.isArray(o.logEvents)) {
       this.wrapped(BATCH_WRAPPER.logEvents!);
-      return this.addBatch(o.logEvents, where, BATCH_UNWRAP.logEvents!, depth);
+      // a subscription's payload names its stream once, for all its events
+      const logEvents = o.logEvents;
+      return this.naming(cleanName(o.logStream), () => this.addBatch(logEvents, where, BATCH_UNWRAP.logEvents!, depth));
     }
     if (o.properties !== null && typeof o.properties === 'object' && 'log' in (o.properties as object)) {
       this.wrapped(BATCH_WRAPPER.records!);
@@ -1060,11 +1192,14 @@ export class ScanState {
     if (looksLikeAuditEvent(o)) {
       // Fluent Bit's Merge_Log: the event's fields at the top level, beside the line they came from
       if (o.kubernetes !== undefined && typeof o.log === 'string') this.wrapped('fluent-bit');
-      return this.addAuditObject(o);
+      // and its pod: only the kubernetes filter's fields (an event's own fields never name an apiserver)
+      const pod = o.kubernetes !== null && typeof o.kubernetes === 'object' ? apiserverOfRecord({ kubernetes: o.kubernetes }) : null;
+      return this.naming(pod, () => this.addAuditObject(o));
     }
     if (isAksLogAnalyticsRow(o)) {
       this.wrapped('aks-log-analytics');
-      return this.addAuditObject(fromAksLogAnalyticsRow(o));
+      // AKSAudit's PodName: the kube-apiserver pod that wrote the event
+      return this.naming(cleanName(o.PodName), () => this.addAuditObject(fromAksLogAnalyticsRow(o)));
     }
     const etcd = parseEtcdZap(o);
     if (etcd !== null) {
@@ -1085,12 +1220,30 @@ export class ScanState {
     }
     if (u.partial !== undefined) return this.holdPartial(u.wrapper, u.partial);
     const items: BatchItem[] = [...(u.texts ?? []).map((t) => ({ text: u.wrapper === 'docker' ? this.takePartial('docker') + t : t })), ...(u.values ?? []).map((x) => ({ value: x }))];
-    if (items.length === 1) return this.readItem(items[0]!, where, depth, u.wrapper);
-    return this.addBatch(items, where, (x) => x as BatchItem, depth, u.wrapper);
+    return this.naming(u.apiserver, () => (items.length === 1 ? this.readItem(items[0]!, where, depth, u.wrapper) : this.addBatch(items, where, (x) => x as BatchItem, depth, u.wrapper)));
+  }
+
+  /** The apiserver the record being read names (a wrapper's stream, pod or host field), for its events. */
+  private recordApiserver: string | null = null;
+
+  /** Runs `f` with `apiserver` as the record's apiserver, when it names one (an inner record's name wins). */
+  private naming<T>(apiserver: string | null | undefined, f: () => T): T {
+    if (apiserver === null || apiserver === undefined) return f();
+    const outer = this.recordApiserver;
+    this.recordApiserver = apiserver;
+    try {
+      return f();
+    } finally {
+      this.recordApiserver = outer;
+    }
   }
 
   /** One item of a wrapper or a batch: text read as a line, or a value read as JSON. */
   private readItem(item: BatchItem, where: string, depth: number, wrapper: string): ValueOutcome {
+    if (item.apiserver !== undefined && item.apiserver !== null) {
+      const { apiserver, ...rest } = item;
+      return this.naming(apiserver, () => this.readItem(rest as BatchItem, where, depth, wrapper));
+    }
     if ('skip' in item) {
       this.lastReason = item.skip;
       return 'skipped';
@@ -1138,6 +1291,12 @@ export class ScanState {
     if (!r.ok) {
       this.lastReason = `invalid audit event: ${r.reason}`;
       return 'skipped';
+    }
+    const a = this.recordApiserver;
+    if (a !== null) {
+      const g = this.cur();
+      if (g.streams.has(a) || g.streams.size < MAX_NAMED_APISERVERS) r.value.apiserver = a;
+      else g.namedOverflow++;
     }
     this.addAuditEvent(r.value);
     return 'audit';
@@ -1288,6 +1447,7 @@ export class ScanState {
         if (inc >= candidateMinMs(this.timeOptions.gapMs)) pushGap(g.gaps, g.lastT, t);
       }
       if (g.lastT === null || t > g.lastT) g.lastT = t;
+      if (e.apiserver !== undefined) this.streamTime(g, e.apiserver, t);
     }
     const id = e.auditID;
     if (isTerminalStage(e.stage)) {
@@ -1313,6 +1473,19 @@ export class ScanState {
     if (g.recent.has(id)) return; // an earlier stage logged after the final one
     g.pending.delete(id); // RequestReceived then ResponseStarted: keep the later, in insertion order
     this.holdOpen(g.pending, id, e);
+  }
+
+  /** An event time of an apiserver a wrapper named, for gaps in its own stream (as addAuditEvent's per input). */
+  private streamTime(g: Segment, name: string, t: number): void {
+    let st = g.streams.get(name);
+    if (st === undefined) g.streams.set(name, (st = { firstT: t, lastT: null, gaps: [], spacing: newSpacingHistogram(), events: 0 }));
+    st.events++;
+    if (st.lastT !== null) {
+      const inc = t - st.lastT;
+      addSpacing(st.spacing, inc > 0 ? inc : 0);
+      if (inc >= candidateMinMs(this.timeOptions.gapMs)) pushGap(st.gaps, st.lastT, t);
+    }
+    if (st.lastT === null || t > st.lastT) st.lastT = t;
   }
 
   /** Remembers an open request; past MAX_PENDING the oldest (first inserted) is counted as it is. */
@@ -1361,12 +1534,20 @@ export class ScanState {
     const at = e.receivedMs;
     if (at !== null) {
       const listing = e.verb === 'list' || (e.verb === 'watch' && e.requestURI.includes('sendInitialEvents') && isWatchList(e.verb, e.query ?? parseRequestQuery(e.requestURI), e.code));
+      const watchEnd = e.verb === 'watch' && isTerminalStage(e.stage);
       if (listing) this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);
-      if (e.verb === 'watch' && isTerminalStage(e.stage)) this.seriesIn(this.time.inputWatchEnds as Map<string | number, TimeSeries>, inputIndex).add(e.stageMs ?? at);
+      if (watchEnd) this.seriesIn(this.time.inputWatchEnds as Map<string | number, TimeSeries>, inputIndex).add(e.stageMs ?? at);
       // Each apiserver's share and where its clients went (apiservers.ts): every request, as the restart rules.
       // 20,000 buckets (not 100,000): shares are judged per minute, and a long --follow run keeps this per input
       this.seriesIn(this.time.inputRequests as Map<string | number, TimeSeries>, inputIndex, INPUT_REQUEST_BUCKETS).add(at);
-      this.countClient(e, inputIndex, at, listing);
+      // The same per apiserver a wrapper's record named (a CloudWatch stream, a pod), inside its input.
+      const src = e.apiserver === undefined ? null : streamKey(inputIndex, e.apiserver);
+      if (src !== null) {
+        this.seriesIn(this.time.streamRequests as Map<string | number, TimeSeries>, src, INPUT_REQUEST_BUCKETS).add(at);
+        if (listing) this.seriesIn(this.time.streamLists as Map<string | number, TimeSeries>, src).add(at);
+        if (watchEnd) this.seriesIn(this.time.streamWatchEnds as Map<string | number, TimeSeries>, src).add(e.stageMs ?? at);
+      }
+      this.countClient(e, src ?? inputIndex, at, listing);
       if (e.cacheInitializing === true) {
         const path = e.resource.length > 0 ? null : parseRequestUri(e.requestURI).path;
         const rk = resourceKeyOf(e.apiGroup || (path?.apiGroup ?? ''), e.resource || (path?.resource ?? ''));
@@ -1427,9 +1608,9 @@ export class ScanState {
   }
 
   /** Counts a request for its client (user agent and user) on its input, within the MAX_CLIENT_INPUTS cap. */
-  private countClient(e: AuditEvent, inputIndex: number, at: number, listing: boolean): void {
+  private countClient(e: AuditEvent, source: number | string, at: number, listing: boolean): void {
     const t = this.time;
-    const k = clientInputKey(inputIndex, e.userAgent, e.username);
+    const k = clientInputKey(source, e.userAgent, e.username);
     let c = t.clientInputs.get(k);
     if (c === undefined) {
       if (t.clientInputs.size >= MAX_CLIENT_INPUTS) {
@@ -1590,8 +1771,10 @@ function unwrapAksRecord(r: unknown): BatchItem {
   if (typeof cat === 'string' && !cat.startsWith('kube-audit')) return { skip: `AKS record of category ${cat.slice(0, 40)} (not audit)` };
   const props = rec.properties as Record<string, unknown> | undefined;
   const log = props?.log;
-  if (typeof log === 'string') return { text: log };
-  if (log !== null && typeof log === 'object') return { value: log };
+  // properties.pod: the kube-apiserver pod that wrote the event
+  const apiserver = cleanName(props?.pod);
+  if (typeof log === 'string') return { text: log, apiserver };
+  if (log !== null && typeof log === 'object') return { value: log, apiserver };
   return looksLikeAuditEvent(rec) ? { value: rec } : { skip: 'AKS record without properties.log' };
 }
 
@@ -1601,7 +1784,8 @@ function unwrapCloudWatchEvent(r: unknown): BatchItem {
   const msg = (r as Record<string, unknown>).message;
   if (typeof msg !== 'string') return { skip: 'CloudWatch event without message' };
   if (msg.endsWith('[Truncated...]')) return { skip: 'truncated: CloudWatch message truncated ([Truncated...])' };
-  return { text: msg };
+  // filter-log-events names each event's stream: EKS writes one per apiserver
+  return { text: msg, apiserver: cleanName((r as Record<string, unknown>).logStreamName) };
 }
 
 /** The wrapper a batch array names (items, an EventList, is plain audit). */

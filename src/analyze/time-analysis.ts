@@ -2,7 +2,7 @@
  * waves with their period and the next one predicted from the kubelet's rule (DOMAIN.md §5), and a timeline of
  * the top groups. Works on the bounded TimeSeries the scan kept; nothing here re-reads the log. */
 
-import { resourceKeyOf, type ScanState } from './scan-state.js';
+import { namedApiservers, parseStreamKey, resourceKeyOf, type ScanState } from './scan-state.js';
 import type { GroupReport } from './report.js';
 import { TimeSeries, lowerBound, maxIn, medianWithZeros, sortedBuckets, squeezeSparse } from './time-series.js';
 import { parseMarkKey, type ReadGroup } from './read-groups.js';
@@ -152,16 +152,25 @@ function runs(indices: number[], joinBuckets: number): Array<[number, number]> {
 export function findRestarts(state: ScanState, ends?: Map<number, number[]>): RestartFinding[] {
   const out: RestartFinding[] = [];
   const flag = state.timeOptions.gapMs;
-  const inputs = new Set([...state.time.inputGaps.keys(), ...state.time.inputSigns.keys()]);
+  // An input whose wrapper names two apiservers or more (one CloudWatch export of several streams) is read per
+  // apiserver named, as if each were an input of its own: its gaps are that apiserver's (apiservers.ts).
+  const named = new Map([...namedApiservers(state.time)].filter(([, ks]) => ks.length >= 2));
+  const views: RestartView[] = [...new Set([...state.time.inputGaps.keys(), ...state.time.inputSigns.keys()])]
+    .filter((idx) => !named.has(idx))
+    .map((idx) => ({ idx, name: state.inputs[idx]!.name, stream: false, lists: state.time.inputLists.get(idx), watches: state.time.inputWatchEnds.get(idx), spacing: state.time.inputSpacing.get(idx), signs: state.time.inputSigns.get(idx) ?? [], gaps: state.time.inputGaps.get(idx) ?? [] }));
+  for (const [idx, ks] of named) {
+    for (const k of ks) {
+      const spacing = state.time.streamSpacing.get(k);
+      if (spacing === undefined) continue;
+      views.push({ idx, name: streamName(state.inputs[idx]!.name, parseStreamKey(k).apiserver!), stream: true, lists: state.time.streamLists.get(k), watches: state.time.streamWatchEnds.get(k), spacing, signs: [], gaps: state.time.streamGaps.get(k) ?? [] });
+    }
+  }
   // Watch-lists count as lists (client-go ≥ 0.35 relists with them); the text says so when the log has any.
   let lw = 'lists';
   // Stryker disable next-line OptionalChaining: hand-built states in unit tests have no groups
   for (const g of state.groups?.groups.values() ?? []) if (g.watchLists > 0) lw = 'lists and watch-lists';
-  for (const idx of inputs) {
-    const name = state.inputs[idx]!.name;
-    const lists = state.time.inputLists.get(idx);
-    const watches = state.time.inputWatchEnds.get(idx);
-    const spacing = state.time.inputSpacing.get(idx);
+  for (const view of views) {
+    const { idx, name, lists, watches, spacing } = view;
     const threshold = gapThresholdMs(spacing, flag);
     // Stryker disable next-line ConditionalExpression: reconcile sets an input's spacing with its gaps and signs, so it is always there
     const median = spacing === undefined ? null : medianSpacingMs(spacing);
@@ -169,7 +178,7 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
       flag !== null
         ? `--gap ${round1(flag / 1000)} s`
         : `${round1(threshold / 1000)} s: ${ADAPTIVE_GAP_FACTOR}× this input's median spacing of ${median === null ? '?' : Math.round(median)} ms, at least ${MIN_GAP_MS / 1000} s`;
-    const signs = state.time.inputSigns.get(idx) ?? [];
+    const signs = view.signs;
     const used = new Set<number>();
     const quiet: Array<[number, number]> = [];
     // Stryker disable next-line ConditionalExpression: reconcile sets an input's spacing with its gaps and signs
@@ -177,7 +186,8 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
     const push = (from: number, to: number, gap: boolean, alone = false): void => {
       const before = lists?.sumIn(from - 60_000, from) ?? 0;
       const after = lists?.sumIn(to, to + 60_000) ?? 0;
-      const rej = rejectedAfter(state, idx, to, to + 60_000);
+      // the 429s are kept per input: an apiserver named inside one has none of its own
+      const rej = view.stream ? { total: 0, init: 0, clients: [], text: '' } : rejectedAfter(state, idx, to, to + 60_000);
       const closed = watches?.sumIn(from - 10_000, from + 1) ?? 0;
       const relist = after >= Math.max(10, 2 * before);
       const leaseSigns: string[] = [];
@@ -200,7 +210,7 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
         return;
       }
       const lease = leaseSigns.length > 0 ? `; the apiserver identity lease was ${leaseSigns.map((x) => x.replace('identity lease ', '')).join(' and ')}` : '';
-      if (restart && ends !== undefined) ends.set(idx, [...(ends.get(idx) ?? []), to]);
+      if (restart && ends !== undefined && !view.stream) ends.set(idx, [...(ends.get(idx) ?? []), to]);
       out.push({
         kind: restart ? 'apiserver-restart' : 'audit-gap',
         severity: relist ? 'medium' : 'info',
@@ -235,7 +245,7 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
       });
     };
     // Stryker disable next-line ArrayDeclaration: a stand-in string holds no gap ('S' − 't' is no length)
-    for (const [from, to] of state.time.inputGaps.get(idx) ?? []) if (to - from >= threshold) push(from, to, true);
+    for (const [from, to] of view.gaps) if (to - from >= threshold) push(from, to, true);
     if (quiet.length === 1) push(quiet[0]![0], quiet[0]![1], true, true);
     else if (quiet.length > 1) out.push(quietFinding(name, quiet, threshold, why));
     // Takeovers no pause explains: one finding per cluster of signs within a minute.
@@ -248,6 +258,23 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
     });
   }
   return out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.input < b.input ? -1 : 1));
+}
+
+/** What findRestarts reads of an input, or of an apiserver named inside one (`stream`). */
+interface RestartView {
+  idx: number;
+  name: string;
+  stream: boolean;
+  lists: TimeSeries | undefined;
+  watches: TimeSeries | undefined;
+  spacing: ReturnType<ScanState['time']['inputSpacing']['get']>;
+  signs: Array<[number, string]>;
+  gaps: Array<[number, number]>;
+}
+
+/** How an apiserver named inside an input is named in findings: the input, and the name in brackets. */
+export function streamName(input: string, apiserver: string): string {
+  return `${input} [${apiserver}]`;
 }
 
 /** Fewer spaced events than this and an input has no spacing to measure a gap by. */

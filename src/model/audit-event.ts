@@ -59,6 +59,9 @@ export interface AuditEvent {
   /** a number naming the (fieldSelector, labelSelector) pair, when the reader has one: their description is
    * then worked out once per pair */
   selectorKey?: number;
+  /** the apiserver the record's wrapper names (a CloudWatch log stream, a shipper's pod or host field), set by the
+   * scan (scan-state.ts); absent when the wrapper names none, and the input's path says which apiserver */
+  apiserver?: string;
 }
 
 /** true for the stages after which an event for this auditID is final. */

@@ -16,13 +16,70 @@ export interface Unwrapped {
   partial?: string;
   /** the record says its text was cut (CloudWatch's "[Truncated...]"): the reason */
   truncated?: string;
+  /** the apiserver the record names (apiserverOfRecord), when it names one */
+  apiserver?: string;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-/** Says what a record that is not an audit event wraps, or null when it wraps nothing this reads. */
+/** Says what a record that is not an audit event wraps, or null when it wraps nothing this reads; with the
+ * apiserver the record names, when it names one. */
 export function unwrapRecord(o: Record<string, unknown>): Unwrapped | null {
+  const u = unwrapOnly(o);
+  if (u === null || Array.isArray(o.resourceLogs) || Array.isArray(o.data) || Array.isArray(o.events)) return u; // lists: named per item
+  const a = apiserverOfRecord(o);
+  if (a !== null) u.apiserver = a;
+  return u;
+}
+
+/** Where wrappers name the apiserver (or its pod or host) that wrote the line, most specific first: a pod's name
+ * (Fluent Bit's and Vector's kubernetes metadata, Filebeat's), a CloudWatch log stream (EKS writes one stream per
+ * apiserver, kube-apiserver-audit-<id>), a Loki label, the host that shipped it (Vector, Filebeat, Splunk,
+ * journald, the Datadog agent). GKE's resource labels name the cluster, not an apiserver: not read. */
+const NAMED_AT: ReadonlyArray<readonly string[]> = [
+  ['kubernetes', 'pod_name'],
+  ['kubernetes', 'pod', 'name'],
+  ['logStreamName'],
+  ['@logStream'],
+  ['logStream'],
+  ['labels', 'pod'],
+  ['labels', 'pod_name'],
+  ['labels', 'host'],
+  ['labels', 'hostname'],
+  ['labels', 'node'],
+  ['labels', 'node_name'],
+  ['kubernetes', 'host'],
+  ['kubernetes', 'node', 'name'],
+  ['host'],
+  ['host', 'name'],
+  ['host', 'hostname'],
+  ['_HOSTNAME'],
+  ['result', 'host'],
+  ['attributes', 'host'],
+];
+
+/** The apiserver identity a wrapper record names (NAMED_AT), or null. Control characters are dropped and the
+ * name is cut at 200 characters. */
+export function apiserverOfRecord(o: Record<string, unknown>): string | null {
+  for (const path of NAMED_AT) {
+    let v: unknown = o;
+    for (const k of path) v = isObj(v) ? v[k] : undefined;
+    const name = cleanName(v);
+    if (name !== null) return name;
+  }
+  return null;
+}
+
+/** A name fit to identify an apiserver: a non-empty string without control characters, at most 200 long. */
+export function cleanName(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  // eslint-disable-next-line no-control-regex
+  const t = v.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200);
+  return t.length > 0 ? t : null;
+}
+
+function unwrapOnly(o: Record<string, unknown>): Unwrapped | null {
   // Docker json-file: {"log":"<line>\n","stream":"stdout","time":"…"}; a line over 16 KiB comes in parts,
   // each without the \n but the last. Fluent Bit's tail of such files keeps "log" (and drops stream/time when
   // it parsed them): the same reading, without parts.

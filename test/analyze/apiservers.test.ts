@@ -6,7 +6,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { PassThrough, Writable } from 'node:stream';
 import { auditLine, runCli } from '../support.js';
+import { run } from '../../src/cli/main.js';
+
+class Sink extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
+    this.text += chunk.toString();
+    cb();
+  }
+}
 import { apiserverOfInput } from '../../src/analyze/apiservers.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12);
@@ -187,6 +197,81 @@ describe('apiserver imbalance after a restart', () => {
     const html = await runCli(['-o', 'html', '--kube-version', '1.30', ...files]);
     expect(html.stdout).toContain('Requests per second per apiserver');
     expect(html.stdout).toMatch(/data-series="3"/);
+  });
+});
+
+// One file holding the three apiservers' events, each record naming its apiserver (issue 23): read per apiserver
+// named, the same figures as the three files above.
+describe('apiservers named by the records of one file', () => {
+  const all = (logs: string[][]): Array<[number, string]> =>
+    logs.flatMap((l, i) => l.map((x) => [i, x] as [number, string])).sort((x, y) => Date.parse(JSON.parse(x[1]).stageTimestamp) - Date.parse(JSON.parse(y[1]).stageTimestamp));
+  const file = (name: string, text: string): string => {
+    const p = join(mkdtempSync(join(tmpdir(), 'apiservers-')), name);
+    writeFileSync(p, text);
+    return p;
+  };
+  /** aws logs filter-log-events --output json: pretty-printed, one stream per apiserver */
+  const cloudWatch = (logs: string[][]): string =>
+    file('eks-audit.json', JSON.stringify({ events: all(logs).map(([i, m], n) => ({ logStreamName: `kube-apiserver-audit-${'abc'[i]}`, timestamp: Date.parse(JSON.parse(m).stageTimestamp), message: m, ingestionTime: Date.parse(JSON.parse(m).stageTimestamp) + 1000, eventId: String(n) })), searchedLogStreams: [] }, null, 4) + '\n');
+  /** Fluent Bit's tail and kubernetes filter: the line in "log", the pod in kubernetes.pod_name */
+  const fluentBit = (logs: string[][], named = true): string =>
+    file('fluent-bit.log', all(logs).map(([i, m]) => JSON.stringify({ date: Date.parse(JSON.parse(m).stageTimestamp) / 1000, log: m, ...(named ? { kubernetes: { pod_name: `kube-apiserver-master-${'abc'[i]}`, namespace_name: 'kube-system', host: `master-${'abc'[i]}` } } : {}) })).join('\n') + '\n');
+  /** The report's apiservers and findings with the apiservers' and inputs' names made alike. */
+  const alike = (r: any, names: RegExp, inputs: RegExp): unknown => {
+    const text = JSON.stringify({ apiservers: r.apiservers.apiservers.map(({ inputs: _, ...a }: any) => a), identified: r.apiservers.identified, findings: r.findings.map(({ inputs: _, ...f }: any) => f) });
+    return JSON.parse(text.replace(inputs, 'input-$1').replace(names, 'server-$1'));
+  };
+
+  it('a CloudWatch export of three streams gives the three files’ apiservers, shares and findings', async () => {
+    const logs = pinned();
+    const files = await scan(write(logs));
+    const cw = await scan([cloudWatch(logs)]);
+    // the figures of the first test: a 7,150 (0.13), b and c 24,050 (0.44); a pinned at 3% for 1,140 s
+    expect(cw.apiservers.apiservers.map((a: any) => [a.name, a.requests, a.share, a.restarts])).toEqual([
+      ['kube-apiserver-audit-a', 7150, 0.13, [at(660)]],
+      ['kube-apiserver-audit-b', 24050, 0.44, []],
+      ['kube-apiserver-audit-c', 24050, 0.44, []],
+    ]);
+    const [im] = ofKind(cw, 'apiserver-imbalance');
+    expect(im).toMatchObject({ apiserver: 'kube-apiserver-audit-a', restartAt: at(660), seconds: 1140, shareBefore: 0.33, shareAfter: 0.03, clientsMoved: 10 });
+    const [restart] = ofKind(cw, 'apiserver-restart');
+    expect(restart).toMatchObject({ input: expect.stringMatching(/eks-audit\.json \[kube-apiserver-audit-a\]$/), start: at(599.9), end: at(660), gapSeconds: 60.1 });
+    expect(ofKind(cw, 'list-storm')[0].afterRestart.landedOn).toEqual([
+      { apiserver: 'kube-apiserver-audit-b', lists: 50, clients: 5 },
+      { apiserver: 'kube-apiserver-audit-c', lists: 50, clients: 5 },
+    ]);
+    expect(cw.method.apiservers).toContain('the apiserver their records\' wrapper names');
+    expect(alike(cw, /kube-apiserver-audit-([abc])/g, /[^"]*eks-audit\.json \[kube-apiserver-audit-([abc])\]/g)).toEqual(alike(files, /apiserver-([abc])/g, /[^"]*apiserver-([abc])-audit\.log/g));
+  });
+
+  it('a Fluent Bit log of three pods: the same, for any thread count', async () => {
+    const logs = pinned();
+    const files = await scan(write(logs));
+    const fb = fluentBit(logs);
+    const split = async (j: string): Promise<any> => {
+      const stdout = new Sink();
+      const code = await run(['-o', 'json', '--kube-version', '1.30', '-j', j, fb], { stdin: new PassThrough(), stdout, stderr: new Sink(), stdinIsTTY: false, stdoutIsTTY: false, columns: undefined, env: { AUDIT_SCAN_MIN_SPLIT_BYTES: '100000', TZ: 'UTC', NO_COLOR: '1' } });
+      expect(code).toBe(0);
+      return JSON.parse(stdout.text);
+    };
+    const one = await split('1');
+    const three = await split('3');
+    expect(three.apiservers).toEqual(one.apiservers);
+    expect(three.findings).toEqual(one.findings);
+    expect(one.apiservers.apiservers.map((a: any) => [a.name, a.requests, a.share])).toEqual([
+      ['kube-apiserver-master-a', 7150, 0.13],
+      ['kube-apiserver-master-b', 24050, 0.44],
+      ['kube-apiserver-master-c', 24050, 0.44],
+    ]);
+    expect(alike(one, /kube-apiserver-master-([abc])/g, /[^"]*fluent-bit\.log \[kube-apiserver-master-([abc])\]/g)).toEqual(alike(files, /apiserver-([abc])/g, /[^"]*apiserver-([abc])-audit\.log/g));
+  });
+
+  it('a shipper’s file whose records name no apiserver stays unidentified', async () => {
+    const r = await scan([fluentBit(pinned(), false)]);
+    expect(r.apiservers.identified).toBe(false);
+    expect(r.apiservers.apiservers.map((a: any) => a.name)).toEqual(['fluent-bit']);
+    expect(ofKind(r, 'apiserver-imbalance')).toEqual([]);
+    expect(r.method.apiservers).toMatch(/^Apiservers: one apiserver identity \(fluent-bit\)/);
   });
 });
 
