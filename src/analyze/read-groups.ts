@@ -262,13 +262,13 @@ export class ReadGroups {
       g.rejected.set(sig, (g.rejected.get(sig) ?? 0) + 1);
       if (e.cacheInitializing === true) g.initRejected++;
       if (t0 !== null) {
-        this.mark(g, markKey('429', sig, input), t0);
-        if (e.cacheInitializing === true) this.mark(g, markKey('init', sig, input), t0);
+        this.mark(g, '429', sig, input, t0);
+        if (e.cacheInitializing === true) this.mark(g, 'init', sig, input, t0);
       }
     } else if (t0 !== null && verb === 'list' && (e.code === null || e.code < 400)) {
-      if (q.continueToken) this.mark(g, markKey('cont', sig, input), t0);
+      if (q.continueToken) this.mark(g, 'cont', sig, input, t0);
       // while the cache initialises, only lists with a limit and no selector go to etcd (1.31+, DOMAIN.md §1.3)
-      else if (q.limit > 0 && sel.shape === '') this.mark(g, markKey('lim', sig, input), t0);
+      else if (q.limit > 0 && sel.shape === '') this.mark(g, 'lim', sig, input, t0);
     }
     if (node !== null) addCapped(g, g.nodes, node);
     if (namespace.length > 0) addCapped(g, g.namespaces, namespace);
@@ -300,14 +300,28 @@ export class ReadGroups {
     if (e.apfQueueWaitMs !== null) latencyAdd(g.apfWait, e.apfQueueWaitMs);
   }
 
-  private mark(g: ReadGroup, k: string, t: number): void {
-    let s = g.marks.get(k);
+  private mark(g: ReadGroup, kind: MarkKind, sig: string, input: number, t: number): void {
+    // A memo by kind, signature and input finds the series without building its key for each request (most
+    // informer lists are marked); a series, once in g.marks, stays the same object (merge and coarsen work in place).
+    let byKind = this.markMemo.get(g);
+    if (byKind === undefined) this.markMemo.set(g, (byKind = new Map()));
+    let bySig = byKind.get(kind);
+    if (bySig === undefined) byKind.set(kind, (bySig = new Map()));
+    let byInput = bySig.get(sig);
+    if (byInput === undefined) bySig.set(sig, (byInput = new Map()));
+    let s = byInput.get(input);
     if (s === undefined) {
-      s = new TimeSeries(this.seriesWidthMs, GROUP_SERIES_BUCKETS);
-      g.marks.set(k, s);
+      const k = markKey(kind, sig, input);
+      s = g.marks.get(k);
+      if (s === undefined) {
+        s = new TimeSeries(this.seriesWidthMs, GROUP_SERIES_BUCKETS);
+        g.marks.set(k, s);
+      }
+      byInput.set(input, s);
     }
     s.add(t);
   }
+  private readonly markMemo = new WeakMap<ReadGroup, Map<MarkKind, Map<string, Map<number, TimeSeries>>>>();
 
   /** Folds another ReadGroups (another worker's share of the input) into this one. */
   merge(other: Map<string, ReadGroup>, overflow?: GroupOverflow): void {
