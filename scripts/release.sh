@@ -33,10 +33,11 @@ STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 cp "$BIN" "$STAGE/audit-scan-linux-x64"
 cp README.md "$STAGE/README.md"
+cp LICENSE "$STAGE/LICENSE"
 chmod 755 "$STAGE/audit-scan-linux-x64"
-chmod 644 "$STAGE/README.md"
+chmod 644 "$STAGE/README.md" "$STAGE/LICENSE"
 ARCHIVE="audit-scan-v$VERSION-linux-amd64.tar.gz"
-tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$STAGE" -cf - audit-scan-linux-x64 README.md | gzip -n > "$OUT/$ARCHIVE"
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$STAGE" -cf - LICENSE audit-scan-linux-x64 README.md | gzip -n > "$OUT/$ARCHIVE"
 
 # the npm package (dist/ was built above, or by whoever built the binary)
 TGZ=$(npm pack --ignore-scripts --silent --pack-destination "$OUT")

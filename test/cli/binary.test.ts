@@ -108,7 +108,7 @@ describe('the release (scripts/release.sh)', () => {
     const unpacked = join(tmp, 'unpacked');
     mkdirSync(unpacked);
     execFileSync('tar', ['-xzf', archive, '-C', unpacked]);
-    expect(execFileSync('tar', ['-tzf', archive], { encoding: 'utf8' })).toBe('audit-scan-linux-x64\nREADME.md\n');
+    expect(execFileSync('tar', ['-tzf', archive], { encoding: 'utf8' })).toBe('LICENSE\naudit-scan-linux-x64\nREADME.md\n');
     expect(execFileSync(join(unpacked, 'audit-scan-linux-x64'), ['--version'], { encoding: 'utf8' })).toBe(`${version}\n`);
   }, 120_000);
 });
