@@ -76,3 +76,16 @@ function demoText(name: CommandName): string | null {
   if (!existsSync(dir)) return null;
   return `The demo incident (two apiservers' audit logs and an etcd log):\n  ${name} ${dir}`;
 }
+
+/** Parses a subcommand's own arguments, commander's errors written as audit-scan diagnostics (`label` names the
+ * command in them). Returns null when it parsed, else the exit code: 0 after --help, 2 for a usage error. */
+export function parseSubcommand(p: Command, args: string[], label: string, out: (s: string) => void, err: (s: string) => void): number | null {
+  p.exitOverride().configureOutput({ writeOut: out, writeErr: err, outputError: (s, w) => w(diagnosticOf(s, label)) });
+  try {
+    p.parse(args, { from: 'user' });
+    return null;
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    return code === 'commander.helpDisplayed' || code === 'commander.help' ? 0 : 2;
+  }
+}

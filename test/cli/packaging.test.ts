@@ -11,11 +11,12 @@ import { DUCKDB_VERSION } from '../../src/store/duckdb.js';
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
 describe('the package', () => {
-  it('ships bin, dist (no .map), the demo and the README; nothing else', () => {
+  it('ships bin, dist (no .map), the demo, the README and the LICENSE; nothing else', () => {
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
     const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
-    expect(files.filter((f) => !/^(bin\/|dist\/|fixtures\/demo\/|README\.md$|package\.json$)/.test(f))).toEqual([]);
+    expect(files.filter((f) => !/^(bin\/|dist\/|fixtures\/demo\/|README\.md$|LICENSE$|package\.json$)/.test(f))).toEqual([]);
+    expect(files).toContain('LICENSE');
     expect(files).toContain('dist/engine/engine-simd.wasm');
     expect(files).toContain('fixtures/demo/etcd-master-1.log');
   });

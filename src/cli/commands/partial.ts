@@ -10,7 +10,7 @@ import { InputError, UsageError } from '../../errors.js';
 import { expandSources } from '../../input/sources.js';
 import { resolveConfig, type Env, type ScanConfig } from '../config.js';
 import { SCAN_OPTIONS } from '../options.js';
-import { diagnosticOf, type CommandName } from '../program.js';
+import { parseSubcommand, type CommandName } from '../program.js';
 import { noteCopy, renderReport, reportOptionsOf, writeApf } from './scan.js';
 import { buildReport, filteredAway, nothingRead } from '../../analyze/report.js';
 import { summarizeDiagnostics } from '../../diagnostics.js';
@@ -70,15 +70,9 @@ export function shardCommand(name: string, commandName = 'audit-scan'): Command 
 export async function runShardCommand(argv: string[], io: ShardIO): Promise<number> {
   const [name, ...rest] = argv;
   const commandName = io.commandName ?? 'audit-scan';
-  const p = shardCommand(name!, commandName)
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: io.err, outputError: (s, w) => w(diagnosticOf(s, `${commandName} ${name}`)) });
-  try {
-    p.parse(rest, { from: 'user' });
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    return code === 'commander.helpDisplayed' || code === 'commander.help' ? 0 : 2;
-  }
+  const p = shardCommand(name!, commandName);
+  const parsed = parseSubcommand(p, rest, `${commandName} ${name}`, (s) => io.stdout.write(s), io.err);
+  if (parsed !== null) return parsed;
   const opts = p.opts() as Record<string, unknown>;
   return name === 'partial' ? runPartial(p.args, opts, rest, io) : runMerge(p.args, opts, io);
 }

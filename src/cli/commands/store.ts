@@ -9,7 +9,7 @@ import { expandSources } from '../../input/sources.js';
 import { readSources } from '../../scan.js';
 import { resolveConfig, type Env } from '../config.js';
 import { SCAN_OPTIONS } from '../options.js';
-import { diagnosticOf, type CommandName } from '../program.js';
+import { parseSubcommand, type CommandName } from '../program.js';
 import { describeInstall, installCommandFor } from '../install.js';
 import { isSea } from 'node:sea';
 import { renderReport, reportOptionsOf } from './scan.js';
@@ -71,15 +71,9 @@ export function storeCommand(name: string, commandName = 'audit-scan'): Command 
 export async function runStoreCommand(argv: string[], io: StoreIO): Promise<number> {
   const [name, ...rest] = argv;
   const commandName = io.commandName ?? 'audit-scan';
-  const p = storeCommand(name!, commandName)
-    .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, w) => w(diagnosticOf(s, `${commandName} ${name}`)) });
-  try {
-    p.parse(rest, { from: 'user' });
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    return code === 'commander.helpDisplayed' || code === 'commander.help' ? 0 : 2;
-  }
+  const p = storeCommand(name!, commandName);
+  const parsed = parseSubcommand(p, rest, `${commandName} ${name}`, io.out, io.err);
+  if (parsed !== null) return parsed;
   const opts = p.opts() as Record<string, unknown>;
   const dbPath = String(opts.db);
   // Only load creates a store: a typo in `scan --db`, `sql --db` or `export --db` must not make an empty file and
