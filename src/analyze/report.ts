@@ -405,7 +405,10 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   listRequests += state.groups.overflow.requests.get('list') ?? 0;
   getRequests += state.groups.overflow.requests.get('get') ?? 0;
   watchRequests += state.groups.overflow.requests.get('watch') ?? 0;
-  const windows = restartWindows(state, assumed.version);
+  // Restarts once, for the verdicts (1.34+ continue pages after one) and for the findings below.
+  const restartEnds = new Map<number, number[]>();
+  const restarts = findRestarts(state, restartEnds);
+  const windows = restartWindows(state, assumed.version, restartEnds);
   for (const g of state.groups.groups.values()) {
     const r = reportGroup(g, serving, etcdAggs, state, clusterNodes, o, windows, facts);
     index.set(g.key, { report: r, raw: g });
@@ -512,7 +515,6 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   };
   const slowDisk = etcdSlowFinding(etcdContext);
   const storms = findStorms(state, index);
-  const restarts = findRestarts(state);
   const apiservers = analyzeApiservers(state, restarts, storms);
   const findings: ScanReport['findings'] = [
     ...buildFindings(head, lists, gets, etcdRanges, assumed.version, groupOf, etcdContext),
@@ -670,7 +672,7 @@ export interface RestartWindows {
 /** How long after an apiserver restart a continue page is taken to carry a token minted before it (1.34+). */
 export const CONTINUE_AFTER_RESTART_MS = 60_000;
 
-function restartWindows(state: ScanState, v: KubeVersion): RestartWindows {
+function restartWindows(state: ScanState, v: KubeVersion, restartEnds: ReadonlyMap<number, number[]>): RestartWindows {
   const initializing = new Map<string, Array<[number, number]>>();
   if (v.minor >= 31) {
     for (const [key, m] of state.time.initRejects) {
@@ -686,9 +688,7 @@ function restartWindows(state: ScanState, v: KubeVersion): RestartWindows {
   }
   const afterRestart = new Map<number, Array<[number, number]>>();
   if (v.minor >= 34) {
-    const found = new Map<number, number[]>();
-    findRestarts(state, found);
-    for (const [idx, ends] of found) afterRestart.set(idx, ends.map((t) => [t, t + CONTINUE_AFTER_RESTART_MS] as [number, number]));
+    for (const [idx, ends] of restartEnds) afterRestart.set(idx, ends.map((t) => [t, t + CONTINUE_AFTER_RESTART_MS] as [number, number]));
   }
   return { initializing, afterRestart };
 }

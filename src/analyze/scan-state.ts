@@ -883,7 +883,10 @@ export class ScanState {
     // Named apiservers: at most MAX_NAMED_APISERVERS an input here too; past it the input's names go unused
     // (reconcile counts the same apiservers), so which of them are kept changes nothing reported.
     const named = new Map<number, number>();
-    for (const k of t.streamRequests.keys()) named.set(parseStreamKey(k).input, (named.get(parseStreamKey(k).input) ?? 0) + 1);
+    for (const k of t.streamRequests.keys()) {
+      const idx = parseStreamKey(k).input;
+      named.set(idx, (named.get(idx) ?? 0) + 1);
+    }
     // (a part written before these fields, audit-scan partial's golden, has none)
     for (const [k, s] of o.time.streamRequests ?? []) {
       const idx = parseStreamKey(k).input;
@@ -1440,14 +1443,9 @@ export class ScanState {
       this.touchTime(g.input, t);
       sketchAdd(g.input.sketch, t);
       if (g.startMs === null) g.startMs = t;
-      if (g.firstT === null) g.firstT = t;
-      if (g.lastT !== null) {
-        const inc = t - g.lastT;
-        addSpacing(g.spacing, inc > 0 ? inc : 0);
-        if (inc >= candidateMinMs(this.timeOptions.gapMs)) pushGap(g.gaps, g.lastT, t);
-      }
-      if (g.lastT === null || t > g.lastT) g.lastT = t;
-      if (e.apiserver !== undefined) this.streamTime(g, e.apiserver, t);
+      const minGap = candidateMinMs(this.timeOptions.gapMs);
+      timeStep(g, t, minGap);
+      if (e.apiserver !== undefined) this.streamTime(g, e.apiserver, t, minGap);
     }
     const id = e.auditID;
     if (isTerminalStage(e.stage)) {
@@ -1476,16 +1474,11 @@ export class ScanState {
   }
 
   /** An event time of an apiserver a wrapper named, for gaps in its own stream (as addAuditEvent's per input). */
-  private streamTime(g: Segment, name: string, t: number): void {
+  private streamTime(g: Segment, name: string, t: number, minGap: number): void {
     let st = g.streams.get(name);
-    if (st === undefined) g.streams.set(name, (st = { firstT: t, lastT: null, gaps: [], spacing: newSpacingHistogram(), events: 0 }));
+    if (st === undefined) g.streams.set(name, (st = { firstT: null, lastT: null, gaps: [], spacing: newSpacingHistogram(), events: 0 }));
     st.events++;
-    if (st.lastT !== null) {
-      const inc = t - st.lastT;
-      addSpacing(st.spacing, inc > 0 ? inc : 0);
-      if (inc >= candidateMinMs(this.timeOptions.gapMs)) pushGap(st.gaps, st.lastT, t);
-    }
-    if (st.lastT === null || t > st.lastT) st.lastT = t;
+    timeStep(st, t, minGap);
   }
 
   /** Remembers an open request; past MAX_PENDING the oldest (first inserted) is counted as it is. */
@@ -1676,6 +1669,18 @@ export class ScanState {
     this.groups.add(e, resource, apiGroup, namespace, q, sel, node, inputIndex);
     this.sink?.request({ e, input: inputIndex, resource, apiGroup, namespace, query: q, selector: sel, node });
   }
+}
+
+/** One event time into a stream's timing (a segment's, or a named apiserver's in it): the spacing since the latest
+ * time before it, a gap when that spacing reaches `minGapMs`, the first and the latest time. */
+function timeStep(s: { firstT: number | null; lastT: number | null; gaps: Array<[number, number]>; spacing: SpacingHistogram }, t: number, minGapMs: number): void {
+  if (s.firstT === null) s.firstT = t;
+  if (s.lastT !== null) {
+    const inc = t - s.lastT;
+    addSpacing(s.spacing, inc > 0 ? inc : 0);
+    if (inc >= minGapMs) pushGap(s.gaps, s.lastT, t);
+  }
+  if (s.lastT === null || t > s.lastT) s.lastT = t;
 }
 
 /** What etcd being slow without a read looked like, per kind. */
