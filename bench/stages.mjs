@@ -18,8 +18,8 @@ const STAGES = ['decode', 'parse', 'normalize', 'aggregate', 'addLine', 'wasm', 
 
 if (process.argv[2] === '--stage') {
   const [, , , stage, file] = process.argv;
-  const { ScanState } = await import(pathToFileURL(join(dist, 'analyze', 'scan-state.js')).href);
-  const { normalizeAuditEvent } = await import(pathToFileURL(join(dist, 'model', 'audit-event.js')).href);
+  const { ScanState } = await import(pathToFileURL(join(dist, 'aggregate', 'scan-state.js')).href);
+  const { normalizeAuditEvent } = await import(pathToFileURL(join(dist, 'decode', 'audit-event.js')).href);
   const { loadEngine } = await import(pathToFileURL(join(dist, 'engine', 'engine.js')).href);
   const engine = stage === 'wasm' || stage === 'engine' || stage === 'engineAdd' ? loadEngine().engine : null;
   const buf = readFileSync(file);

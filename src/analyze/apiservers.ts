@@ -3,11 +3,12 @@
  * (`apiserver-imbalance`), one that stopped for good, and where the relists after a restart landed. Reads only
  * the per-input series and the per (client, input) counts the scan kept: per group, never per request. */
 
-import type { ScanState } from './scan-state.js';
-import { namedApiservers, parseClientInputKey, parseStreamKey } from './scan-state.js';
-import { TimeSeries } from './time-series.js';
-import { gapThresholdMs, humanSeconds } from './gaps.js';
-import { streamName, type RestartFinding, type StormFinding } from './time-analysis.js';
+import type { ScanState } from '../aggregate/scan-state.js';
+import { namedApiservers, parseClientInputKey, parseStreamKey } from '../aggregate/scan-state.js';
+import { TimeSeries } from '../aggregate/time-series.js';
+import { gapThresholdMs, humanSeconds } from '../aggregate/gaps.js';
+export type { ImbalanceFinding, RelistLanding } from './findings.js';
+import { streamName, type ImbalanceFinding, type RelistLanding, type RestartFinding, type StormFinding } from './findings.js';
 
 /** An apiserver's share counts as far below while it is under this fraction of an even share (1/N). */
 export const IMBALANCE_LOW_FRACTION = 0.5;
@@ -40,46 +41,6 @@ export interface ApiserversReport {
   }>;
   /** requests of (client, input) pairs past the cap, not counted per client (where clients went is short by them) */
   clientsNotTracked: number;
-}
-
-/** An apiserver whose share stayed far below an even one after it restarted. */
-export interface ImbalanceFinding {
-  kind: 'apiserver-imbalance';
-  severity: 'medium';
-  summary: string;
-  fix: string;
-  /** what the fix risks */
-  risk: string;
-  apiserver: string;
-  inputs: string[];
-  /** the end of the restart's gap, when it served again */
-  restartAt: string;
-  start: string;
-  end: string;
-  seconds: number;
-  /** still low when the log ends */
-  endedAfterLog: boolean;
-  /** 1 / the apiservers serving after the restart */
-  evenShare: number;
-  /** its share of the requests in the 10 minutes before the restart, and while low */
-  shareBefore: number | null;
-  shareAfter: number;
-  others: Array<{ apiserver: string; shareBefore: number | null; shareAfter: number }>;
-  /** clients (user agent and user) it served in the 10 minutes before the restart */
-  clientsBefore: number;
-  /** of them, those that sent most of their requests to other apiservers while it was low */
-  clientsMoved: number;
-  movedTo: Array<{ apiserver: string; clients: number; requests: number }>;
-  why?: string;
-}
-
-/** Where the relists of a restarted apiserver's clients went, on the storm that followed the restart. */
-export interface RelistLanding {
-  apiserver: string;
-  restartStart: string;
-  /** lists and watch-lists of its clients (those it served in the 10 minutes before), per apiserver, in the
-   * whole minutes the storm touches */
-  landedOn: Array<{ apiserver: string; lists: number; clients: number }>;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();

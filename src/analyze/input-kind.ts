@@ -2,10 +2,9 @@
  * apiserver's own log instead of its audit log is the easiest mistake in an incident, and "nothing heavy in this
  * log" must never be the answer to the wrong file. Works on the counts the scan keeps; reads nothing again. */
 
-import type { InputStats } from './scan-state.js';
+import type { InputStats } from '../aggregate/scan-state.js';
+import { MUST_GATHER_METADATA } from '../decode/json-shape.js';
 
-/** The otherKinds name of a must-gather file that describes the gather (its timestamp, its listings). */
-export const MUST_GATHER_METADATA = 'must-gather metadata';
 
 /** true when an input gave the analysis something (audit events, slow etcd reads, any etcd line), or is a
  * must-gather's own metadata file: read as what it is, not the wrong file. */
@@ -65,14 +64,4 @@ export function describeInput(i: InputStats, isStdin: boolean): string {
 
 function quote(s: string): string {
   return JSON.stringify(s.length > 60 ? s.slice(0, 59) + '…' : s);
-}
-
-/** "keys: a, b, c; kind: Pod; msg: started" for the first JSON value that was not an event. */
-export function describeJsonShape(o: Record<string, unknown>): string {
-  const keys = Object.keys(o);
-  const parts = [`keys: ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}`];
-  if (typeof o.kind === 'string') parts.push(`kind: ${o.kind.slice(0, 40)}`);
-  const msg = o.msg ?? o.message;
-  if (typeof msg === 'string') parts.push(`msg: ${msg.slice(0, 60)}`);
-  return 'json ' + parts.join('; ');
 }

@@ -2,9 +2,9 @@
  * watch cache against how many they returned, between two dumps of one apiserver. This is what stands in for the
  * etcd log on managed control planes. Dumps are small (hundreds of resources), so this works on whole samples. */
 
-import type { MetricSample } from '../parse/metrics.js';
+import type { MetricSample } from '../decode/metrics.js';
 import { describeEtcdKey } from '../model/etcd-key.js';
-import { resourceKeyOf } from './scan-state.js';
+import { resourceKeyOf } from '../aggregate/scan-state.js';
 
 /** One metrics dump: a file, or one Prometheus API result. */
 export interface MetricsDump {

@@ -2,26 +2,11 @@
  * its evidence, the what-if of its fix computed from the log, a summary to read first, the incident's timeline,
  * and how each figure was obtained. Works on the report and the raw groups; reads nothing again. */
 
-import type { ReadGroup } from './read-groups.js';
-import type { AnyFinding, EtcdRangeReport, Finding, GroupReport } from './report.js';
-import type { RestartFinding, StormFinding, TokenFinding } from './time-analysis.js';
-import type { ImbalanceFinding } from './apiservers.js';
-import { TimeSeries } from './time-series.js';
-import { humanSeconds } from './gaps.js';
-
-/** Before and after a fix, where the log says. */
-export interface BeforeAfter {
-  before: number | null;
-  after: number | null;
-}
-
-/** What applying a fix would change, from this log: the fixed clients' etcd-served reads go to the watch cache. */
-export interface WhatIf {
-  etcdRequests: BeforeAfter;
-  objectsRead: BeforeAfter;
-  bytesRead: BeforeAfter;
-  peakEtcdRequestsPerSecond: BeforeAfter;
-}
+import type { ReadGroup } from '../aggregate/read-groups.js';
+export type { BeforeAfter, Evidence, WhatIf } from './findings.js';
+import type { AnyFinding, BeforeAfter, EtcdRangeReport, Evidence, Finding, GroupReport, ImbalanceFinding, RestartFinding, StormFinding, TokenFinding, WhatIf } from './findings.js';
+import { TimeSeries } from '../aggregate/time-series.js';
+import { humanSeconds } from '../aggregate/gaps.js';
 
 /** Reasons a read went to etcd that the proposed fix (resourceVersion=0, NotOlderThan, an informer) moves to the
  * watch cache. The others (no watch cache for the resource) need another fix, whose effect the log cannot say. */
@@ -120,12 +105,6 @@ export function whatIfPlanner(all: Read[]): (fixed: Read[]) => WhatIf {
       peakEtcdRequestsPerSecond: { before, after: peakOf(parts, new Set(fixed.map((g) => g.raw)), widthMs) },
     };
   };
-}
-
-/** A finding's evidence: one of its requests, and the etcd reads of its range. */
-export interface Evidence {
-  sampleRequestURI: string | null;
-  etcd: { key: string; reads: number; objectsPerRead: number | null; bytesPerRead: number | null; tookMsMax: number | null } | null;
 }
 
 /** The slow etcd reads of the range a group's lists read, when the etcd log has them. */

@@ -3,20 +3,23 @@
  * time to get read amplification, and writes the findings. Unknown figures stay null; estimates are marked. */
 
 import { classifyRead, etcdScopeOf, type ServingOptions, type ServingVerdict } from './serving.js';
-import { parseMarkKey, querySignature, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, type ReadGroup } from './read-groups.js';
-import { NO_UA, resourceKeyOf, type EtcdSlowAgg, type InputStats, type ScanState } from './scan-state.js';
-import { mergeAgg, zapSampledSpans, type EtcdAgg, type ZapSampledSpan } from './etcd-reads.js';
+import { parseMarkKey, querySignature, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, type ReadGroup } from '../aggregate/read-groups.js';
+import { NO_UA, resourceKeyOf, type EtcdSlowAgg, type InputStats, type ScanState } from '../aggregate/scan-state.js';
+import { mergeAgg, zapSampledSpans, type EtcdAgg, type ZapSampledSpan } from '../aggregate/etcd-reads.js';
 import { renderApfYaml } from './apf.js';
-import { latencyFigures, type LatencyFigures } from './latency.js';
-import type { TimeSeries } from './time-series.js';
+import { latencyFigures, type LatencyFigures } from '../aggregate/latency.js';
+import type { TimeSeries } from '../aggregate/time-series.js';
+export type { AnyFinding, EtcdRangeReport, FigureSource, Finding, GroupReport } from './findings.js';
+export { clientName } from './findings.js';
+import { clientName, type AnyFinding, type EtcdRangeReport, type FigureSource, type Finding, type GroupReport } from './findings.js';
 import { etcdEvidence, fixMovesToCache, incidentOf, methodOf, summaryOf, whatIfPlanner, whyOf, type Evidence, type IncidentEvent, type Method, type Summary, type WhatIf } from './postmortem.js';
 import { buildTimeline, findRestarts, findStorms, findTokenWaves, type RestartFinding, type StormFinding, type Timeline, type TokenFinding } from './time-analysis.js';
 import type { Redactor } from './redact.js';
 import { analyzeApiservers, type ApiserversReport, type ImbalanceFinding } from './apiservers.js';
 import { formatKubeVersion, inferKubeVersion, parseKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
-import { formatTimestamp } from '../parse/time.js';
+import { formatTimestamp } from '../decode/time.js';
 import { metricsFacts, type ListDelta, type MetricsDump, type MetricsFacts } from './metrics.js';
-import { describeFilters } from './filters.js';
+import { describeFilters } from '../aggregate/filters.js';
 import { describeInput, inputYielded } from './input-kind.js';
 
 export const SCHEMA_VERSION = 1;
@@ -128,93 +131,6 @@ export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'first
   /** set when the input gave no audit event and no etcd entry: what it looked like (the wrong file?) */
   looksLike: string | null;
 };
-
-/** Where a figure came from. */
-export type FigureSource = 'etcd-log' | 'metrics' | 'given' | 'audit-full-list' | 'audit-response' | 'estimate-objects-per-node' | 'unfiltered-list' | 'single-object';
-
-export interface GroupReport {
-  /** 'list' for lists and watch-lists (watches with sendInitialEvents=true) alike */
-  verb: string;
-  /** of `requests`, the watch-lists */
-  watchLists: number;
-  userAgent: string;
-  username: string;
-  resource: string;
-  apiGroup: string;
-  namespace: string | null;
-  namespaces: number;
-  selector: string;
-  requests: number;
-  nodes: number;
-  withoutResourceVersion: number;
-  /** unknown: reads whose query the log did not keep (GKE), so where they were served is not known; rejected:
-   * answered 429 (API Priority and Fairness, or a watch cache still (re)initialising) or refused as invalid, so
-   * read from neither */
-  servedFrom: { etcd: number; cache: number; unknown: number; rejected: number };
-  /** of the rejected, the 429s of a (re)initialising watch cache ("storage is (re)initializing", 1.31+) */
-  rejectedInitializing: number;
-  reasons: Record<string, number>;
-  objectsReadPerRequest: number | null;
-  objectsReturnedPerRequest: number | null;
-  bytesReadPerRequest: number | null;
-  bytesReadTotal: number | null;
-  amplification: number | null;
-  estimated: boolean;
-  figureSources: { objectsRead: FigureSource | null; objectsReturned: FigureSource | null; bytesRead: FigureSource | 'estimate-bytes-per-object' | null };
-  codes: Record<string, number>;
-  firstSeen: string | null;
-  lastSeen: string | null;
-  /** stageTimestamp − requestReceivedTimestamp of the final stage: p50, p90, p99 (within 1%), the max, the count */
-  latencyMs: LatencyFigures | null;
-  /** the apiserver.latency.k8s.io/etcd annotation, over the requests that carry it (those over 500 ms) */
-  etcdLatencyMs: LatencyFigures | null;
-  /** apiserver.latency.k8s.io/apf-queue-wait (1.31+), over the requests that carry it */
-  apfQueueWaitMs: LatencyFigures | null;
-}
-
-export interface EtcdRangeReport {
-  key: string;
-  resource: string;
-  scope: string;
-  limited: boolean;
-  internal: string | null;
-  reads: number;
-  objectsPerRead: number | null;
-  objectsMax: number | null;
-  bytesPerRead: number | null;
-  tookMsAvg: number | null;
-  tookMsMax: number | null;
-  errors: number;
-  firstSeen: string | null;
-  lastSeen: string | null;
-}
-
-export interface Finding {
-  kind: string;
-  severity: 'critical' | 'high' | 'medium' | 'low' | 'info';
-  summary: string;
-  fix: string;
-  client?: string;
-  userAgent?: string;
-  username?: string;
-  resource?: string;
-  requests?: number;
-  etcdRequests?: number;
-  nodes?: number;
-  amplification?: number | null;
-  bytesReadTotal?: number | null;
-  estimated?: boolean;
-  apf?: string | null;
-  /** why it matters, from how the apiserver works */
-  why?: string;
-  /** one of its requests, and the etcd reads of its range */
-  evidence?: Evidence;
-  /** what its fix would change, computed from this log; null when the fix is not a move to the watch cache */
-  whatIf?: WhatIf | null;
-}
-
-/** Any finding in findings[]. */
-export type AnyFinding = Finding | RestartFinding | StormFinding | TokenFinding | ImbalanceFinding;
 
 /** Where the report's etcd key prefix came from: --etcd-prefix, or the keys of the reads (model/etcd-key.ts). */
 export function describeEtcdPrefix(given: string | null, seen: ReadonlyMap<string, number>): ScanReport['kubernetes']['etcdPrefix'] {
@@ -946,14 +862,6 @@ export function summarizeEtcd(aggs: EtcdAgg[]): EtcdRangeReport[] {
 }
 
 // ---- findings -------------------------------------------------------------------------------------
-
-/** "vector/0.34.0 (linux)" → "vector"; falls back to the username. */
-export function clientName(userAgent: string, username: string): string {
-  const m = /^[^/\s]+/.exec(userAgent.trim());
-  if (m) return m[0];
-  const sa = /^system:serviceaccount:[^:]+:(.+)$/.exec(username);
-  return sa ? sa[1]! : username.length > 0 ? username : 'unknown client';
-}
 
 /** "pods" → "pod", "ingresses" → "ingress", "endpoints" stays. */
 export function singular(resource: string): string {

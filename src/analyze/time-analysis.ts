@@ -2,13 +2,13 @@
  * waves with their period and the next one predicted from the kubelet's rule (DOMAIN.md §5), and a timeline of
  * the top groups. Works on the bounded TimeSeries the scan kept; nothing here re-reads the log. */
 
-import { namedApiservers, parseStreamKey, resourceKeyOf, type ScanState } from './scan-state.js';
-import type { GroupReport } from './report.js';
-import { TimeSeries, lowerBound, maxIn, medianWithZeros, sortedBuckets, squeezeSparse } from './time-series.js';
-import { parseMarkKey, type ReadGroup } from './read-groups.js';
-import { clientName } from './report.js';
-import type { RelistLanding } from './apiservers.js';
-import { ADAPTIVE_GAP_FACTOR, gapThresholdMs, humanSeconds, medianSpacingMs, MIN_GAP_MS } from './gaps.js';
+import { namedApiservers, parseStreamKey, resourceKeyOf, type ScanState } from '../aggregate/scan-state.js';
+import { TimeSeries, lowerBound, maxIn, medianWithZeros, sortedBuckets, squeezeSparse } from '../aggregate/time-series.js';
+import { parseMarkKey, type ReadGroup } from '../aggregate/read-groups.js';
+export type { RestartFinding, StormClient, StormFinding, TokenFinding, Wave } from './findings.js';
+export { streamName } from './findings.js';
+import { clientName, streamName, type GroupReport, type RelistLanding, type RestartFinding, type StormClient, type StormFinding, type TokenFinding, type Wave } from './findings.js';
+import { ADAPTIVE_GAP_FACTOR, gapThresholdMs, humanSeconds, medianSpacingMs, MIN_GAP_MS } from '../aggregate/gaps.js';
 
 /** The defaults that define a storm and a wave; documented in the README. */
 export const STORM_MIN_RATE = 10; // lists per second, at least
@@ -24,95 +24,6 @@ export const DEFAULT_TOKEN_TTL_S = 3607;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const round1 = (x: number): number => Math.round(x * 10) / 10;
-
-export interface RestartFinding {
-  /** apiserver-restart when the gap is followed by a relist burst or preceded by watches ending; else audit-gap */
-  kind: 'apiserver-restart' | 'audit-gap';
-  severity: 'medium' | 'info';
-  summary: string;
-  fix: string;
-  input: string;
-  start: string;
-  end: string;
-  gapSeconds: number;
-  /** the pause that made a gap in this input: --gap, or 100× its median spacing (at least 5 s) */
-  gapThresholdSeconds: number;
-  listsInMinuteBefore: number;
-  listsInMinuteAfter: number;
-  watchesClosedBefore: number;
-  /** requests this apiserver answered 429 in the minute after (API Priority and Fairness, or its watch cache
-   * (re)initialising, which 1.31+ answers "storage is (re)initializing" for lists with selectors or without a
-   * limit, and for watches) */
-  rejectedInMinuteAfter: number;
-  /** of those, the watch cache's */
-  rejectedInitializing: number;
-  /** who got them, most first (at most 5) */
-  rejectedClients: Array<{ client: string; requests: number }>;
-  /** audit-gap only, when an input had several quiet spells: each of them (start, end, gapSeconds are the first) */
-  gaps?: Array<{ start: string; end: string; seconds: number }>;
-  /** what says the apiserver restarted: 'relist burst after', 'watches ended before', 'identity lease created', 'identity lease taken over' */
-  signs: string[];
-  /** why it matters, from how the apiserver works (postmortem.ts) */
-  why?: string;
-}
-
-export interface StormClient {
-  client: string;
-  userAgent: string;
-  username: string;
-  requests: number;
-  nodes: number;
-  etcdShare: number | null;
-}
-
-export interface StormFinding {
-  kind: 'list-storm';
-  severity: 'high' | 'medium' | 'low';
-  summary: string;
-  fix: string;
-  resource: string;
-  start: string;
-  end: string;
-  requests: number;
-  peakPerSecond: number;
-  clients: StormClient[];
-  etcdShare: number | null;
-  beganBeforeLog: boolean;
-  endedAfterLog: boolean;
-  sparkline: number[];
-  /** after an apiserver went down: where the lists of its clients landed, per apiserver (apiservers.ts); null
-   * when the storm followed no restart of an apiserver the logs name */
-  afterRestart?: RelistLanding | null;
-  /** why it matters, from how the apiserver works (postmortem.ts) */
-  why?: string;
-}
-
-export interface Wave {
-  start: string;
-  end: string;
-  requests: number;
-  peakPerSecond: number;
-}
-
-export interface TokenFinding {
-  kind: 'token-refresh-storm';
-  severity: 'high' | 'medium' | 'low' | 'info';
-  summary: string;
-  fix: string;
-  waves: Wave[];
-  periodSeconds: number | null;
-  periodSpreadSeconds: number | null;
-  ttlSeconds: number;
-  ttlSource: 'requests' | 'default';
-  expectedPeriodSeconds: number;
-  nextWaveAt: string | null;
-  serviceAccounts: Array<{ serviceAccount: string; requests: number }>;
-  namespaces: string[];
-  jitter: { currentSeconds: number; predictedPeakPerSecond: number; proposedSeconds: number; predictedPeakWithProposed: number; peakReduction: number } | null;
-  sparkline: number[];
-  /** why it matters, from how the apiserver works (postmortem.ts) */
-  why?: string;
-}
 
 export interface Timeline {
   bucketSeconds: number;
@@ -270,11 +181,6 @@ interface RestartView {
   spacing: ReturnType<ScanState['time']['inputSpacing']['get']>;
   signs: Array<[number, string]>;
   gaps: Array<[number, number]>;
-}
-
-/** How an apiserver named inside an input is named in findings: the input, and the name in brackets. */
-export function streamName(input: string, apiserver: string): string {
-  return `${input} [${apiserver}]`;
 }
 
 /** Fewer spaced events than this and an input has no spacing to measure a gap by. */

@@ -1,9 +1,9 @@
 /*! Raw flags → a frozen ScanConfig, validated before the first byte is read (usage errors exit 2). */
 
 import { availableParallelism } from 'node:os';
-import { UsageError } from '../errors.js';
-import { AUDIT_VERBS, parseDurationFlag, parseTimeFlag } from '../analyze/filters.js';
-import type { TimeOptions } from '../analyze/scan-state.js';
+import { UsageError } from '../model/errors.js';
+import { AUDIT_VERBS, parseDurationFlag, parseTimeFlag } from '../aggregate/filters.js';
+import type { TimeOptions } from '../aggregate/scan-state.js';
 import { parseKubeVersion, type KubeVersion } from '../model/kube-version.js';
 
 export type OutputFormat = 'table' | 'json' | 'markdown' | 'html';

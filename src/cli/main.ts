@@ -14,7 +14,7 @@ import { openSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
 import { runStoreCommand, STORE_COMMANDS } from './commands/store.js';
 import { runShardCommand, SHARD_COMMANDS } from './commands/partial.js';
-import { InputError, InterruptedError, UsageError } from '../errors.js';
+import { InputError, InterruptedError, UsageError } from '../model/errors.js';
 
 /** The process as run() sees it (kubectl-style IOStreams). */
 export interface IO {

@@ -2,7 +2,7 @@
  * order, and merges the workers' aggregates at the end. */
 
 import { Worker } from 'node:worker_threads';
-import type { ScanState, SegmentResult, TimeOptions } from '../analyze/scan-state.js';
+import type { ScanState, SegmentResult, TimeOptions } from '../aggregate/scan-state.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 // Always the compiled worker: from src/ (tests) and from dist/ this resolves to dist/parallel/worker.js.

@@ -1,6 +1,6 @@
 /*! Messages between the main thread and scan workers (structured clone keeps Maps and Sets). */
 
-import type { SegmentResult, StateSnapshot, TimeOptions } from '../analyze/scan-state.js';
+import type { SegmentResult, StateSnapshot, TimeOptions } from '../aggregate/scan-state.js';
 
 export type ToWorker =
   | { t: 'init'; engine: boolean; etcdPrefix: string | null; maxLineBytes: number | undefined; maxGroups: number | undefined; time: TimeOptions }

@@ -4,8 +4,8 @@
 
 import { parentPort } from 'node:worker_threads';
 import { createReadStream } from 'node:fs';
-import { ScanState } from '../analyze/scan-state.js';
-import { newSegmentFeeder } from '../scan.js';
+import { ScanState } from '../aggregate/scan-state.js';
+import { newSegmentFeeder } from '../scan/scan.js';
 import { loadEngine } from '../engine/engine.js';
 import type { ToWorker, FromWorker } from './protocol.js';
 

@@ -8,14 +8,14 @@ import { closeSync, createReadStream, openSync, promises as fsp, rmSync, writeSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { ScanState, resourceKeyOf, type RequestRow } from '../analyze/scan-state.js';
-import type { EtcdRead } from '../analyze/etcd-reads.js';
+import { ScanState, resourceKeyOf, type RequestRow } from '../aggregate/scan-state.js';
+import type { EtcdRead } from '../aggregate/etcd-reads.js';
 import { classifyRead, type ServingOptions } from '../analyze/serving.js';
-import { querySignature, signatureOf, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, userPattern } from '../analyze/read-groups.js';
+import { querySignature, signatureOf, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, userPattern } from '../aggregate/read-groups.js';
 import { inferKubeVersion, VersionEvidenceCollector, formatKubeVersion, type KubeVersion } from '../model/kube-version.js';
 import { inferPrefix } from '../model/etcd-key.js';
 import { etcdSupportsProgressNotify } from '../analyze/report.js';
-import { InputError } from '../errors.js';
+import { InputError } from '../model/errors.js';
 import { redactSecrets } from '../render/text-safety.js';
 import type { Source } from '../input/sources.js';
 

@@ -19,7 +19,7 @@ describe('group cap', () => {
 
 describe('time series budget', () => {
   it('coarsens every group series together when their buckets exceed the shared budget', async () => {
-    const { ReadGroups } = await import('../../src/analyze/read-groups.js');
+    const { ReadGroups } = await import('../../src/aggregate/read-groups.js');
     const { parseListQuery } = await import('../../src/model/request-uri.js');
     const { describeSelectors } = await import('../../src/model/selector.js');
     const rg = new ReadGroups(1000, 1000, 5000);
@@ -41,7 +41,7 @@ describe('time series budget', () => {
 
 describe('open requests', () => {
   it.skipIf(process.env.AUDIT_SCAN_MUTATION === '1')('counts the oldest open request as it is once 250,000 are waiting for their final stage', async () => {
-    const { ScanState } = await import('../../src/analyze/scan-state.js');
+    const { ScanState } = await import('../../src/aggregate/scan-state.js');
     const st = new ScanState('/registry');
     st.beginInput('x');
     const ev = (id: string, stage: 'RequestReceived' | 'ResponseComplete') => ({ auditID: id, stage, level: 'Metadata', verb: 'get', requestURI: '/api/v1/nodes/n1', username: 'u', userAgent: 'a/1', nodeName: null, resource: 'nodes', apiGroup: '', namespace: '', name: 'n1', subresource: '', code: 200, receivedMs: 1000, stageMs: 1000, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null });

@@ -1,9 +1,9 @@
 // Slow etcd reads, straight through EtcdReads: which lines are one read, what a merged read keeps, when a held
 // read is let go, how segments join at a cut, and what each aggregate and key label holds.
 import { describe, expect, it } from 'vitest';
-import { EtcdReads, internalReason, mergeAgg, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from '../../src/analyze/etcd-reads.js';
+import { EtcdReads, internalReason, mergeAgg, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from '../../src/aggregate/etcd-reads.js';
 import { describeEtcdKey } from '../../src/model/etcd-key.js';
-import type { EtcdRangeEntry } from '../../src/parse/etcd-line.js';
+import type { EtcdRangeEntry } from '../../src/decode/etcd-line.js';
 
 const T = Date.UTC(2026, 10, 30, 12, 0, 0);
 function entry(f: Partial<EtcdRangeEntry> = {}): EtcdRangeEntry {

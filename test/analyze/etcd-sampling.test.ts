@@ -2,9 +2,9 @@
 // and level): where a log is that dense, the slow reads counted are a lower bound, and the report says where.
 // test/etcd-real.test.ts shows it on a real etcd; here the rule, against a model of zap's sampler.
 import { describe, expect, it } from 'vitest';
-import { EtcdReads, zapSampledMessage, zapSampledSpans, ZAP_SAMPLE_FIRST } from '../../src/analyze/etcd-reads.js';
+import { EtcdReads, zapSampledMessage, zapSampledSpans, ZAP_SAMPLE_FIRST } from '../../src/aggregate/etcd-reads.js';
 import { addEtcdSamplingMethod } from '../../src/analyze/report.js';
-import type { EtcdEntry, EtcdRangeEntry } from '../../src/parse/etcd-line.js';
+import type { EtcdEntry, EtcdRangeEntry } from '../../src/decode/etcd-line.js';
 import { mulberry32 } from '../../fixtures/prng.mjs';
 import { runCli } from '../support.js';
 import type { ScanReport } from '../../src/analyze/report.js';

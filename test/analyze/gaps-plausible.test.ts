@@ -1,9 +1,9 @@
 // The rules behind issue 11, as pure functions with hand-computed answers: the adaptive gap threshold, the
 // fixed plausibility rule, the "far from the rest" clusters, and the copy fingerprints.
 import { describe, expect, it } from 'vitest';
-import { addSpacing, binSpacingMs, candidateMinMs, gapThresholdMs, keepLongest, MAX_GAPS, medianSpacingMs, mergeSpacing, newSpacingHistogram, pushGap, spacingBin } from '../../src/analyze/gaps.js';
-import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar } from '../../src/analyze/plausible.js';
-import { findCopies, fingerprintAdd, fingerprintMerge, fingerprintTotal, newFingerprint } from '../../src/analyze/fingerprint.js';
+import { addSpacing, binSpacingMs, candidateMinMs, gapThresholdMs, keepLongest, MAX_GAPS, medianSpacingMs, mergeSpacing, newSpacingHistogram, pushGap, spacingBin } from '../../src/aggregate/gaps.js';
+import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar } from '../../src/aggregate/plausible.js';
+import { findCopies, fingerprintAdd, fingerprintMerge, fingerprintTotal, newFingerprint } from '../../src/aggregate/fingerprint.js';
 
 const hist = (...incs: number[]) => {
   const h = newSpacingHistogram();

@@ -3,7 +3,7 @@
 // Expected values worked out from the bucket rule: above 10 ms, bucket(ms) = 100 + floor(ln(ms/10) / ln 1.01),
 // and a bucket stands for 10 × 1.01^(bucket − 100 + 0.5).
 import { describe, expect, it } from 'vitest';
-import { bucketValue, latencyAdd, latencyBucket, latencyFigures, latencyMerge, newLatency } from '../../src/analyze/latency.js';
+import { bucketValue, latencyAdd, latencyBucket, latencyFigures, latencyMerge, newLatency } from '../../src/aggregate/latency.js';
 
 describe('latencyBucket', () => {
   it.each<[number, number]>([

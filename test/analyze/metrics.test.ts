@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { metricsFacts, resourceKeyOfLabels, type MetricsDump } from '../../src/analyze/metrics.js';
-import { parseMetricLine, parsePromApiResult, type MetricSample } from '../../src/parse/metrics.js';
+import { parseMetricLine, parsePromApiResult, type MetricSample } from '../../src/decode/metrics.js';
 
 const T0 = Date.UTC(2024, 11, 2, 12, 0, 0);
 const MIN = 60_000;

@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { etcdEvidence, incidentOf, methodOf, summaryOf, whatIfPlanner, whyOf, whyOfReason } from '../../src/analyze/postmortem.js';
 import type { AnyFinding, EtcdRangeReport, Finding, GroupReport } from '../../src/analyze/report.js';
-import type { ReadGroup } from '../../src/analyze/read-groups.js';
+import type { ReadGroup } from '../../src/aggregate/read-groups.js';
 import type { RestartFinding, TokenFinding } from '../../src/analyze/time-analysis.js';
-import { TimeSeries } from '../../src/analyze/time-series.js';
+import { TimeSeries } from '../../src/aggregate/time-series.js';
 import { groupReport } from '../support.js';
 
 const WHY_LIST = 'A list without resourceVersion asks for the newest data, which the apiserver reads from etcd (from 1.31 the watch cache serves it only with ConsistentListFromCache and an etcd with progress notify, 3.4.31+ or 3.5.13+); etcd knows nothing of selectors, so it reads every object under the prefix and the apiserver filters them after.';

@@ -1,7 +1,7 @@
 // ReadGroups directly: each field of a group, the status-code classes, signatures for every resourceVersion
 // and match, merging two threads' groups, folding past the cap, and the shared series budget.
 import { describe, expect, it } from 'vitest';
-import { ReadGroups, signatureOf, querySignature, MAX_SET_PER_GROUP, UNKNOWN_SIGNATURE } from '../../src/analyze/read-groups.js';
+import { ReadGroups, signatureOf, querySignature, MAX_SET_PER_GROUP, UNKNOWN_SIGNATURE } from '../../src/aggregate/read-groups.js';
 import type { AuditEvent } from '../../src/model/audit-event.js';
 import type { ListQuery } from '../../src/model/request-uri.js';
 import { describeSelectors } from '../../src/model/selector.js';

@@ -1,6 +1,6 @@
 // Read groups: what makes two reads one group, what a group counts, and the status-code classes.
 import { describe, expect, it } from 'vitest';
-import { querySignature, userPattern } from '../../src/analyze/read-groups.js';
+import { querySignature, userPattern } from '../../src/aggregate/read-groups.js';
 import { auditLine, runCli } from '../support.js';
 
 const scan = async (lines: string[]) => JSON.parse((await runCli(['-o', 'json', '--kube-version', '1.30', '--top', '50', '-'], lines.join('\n') + '\n')).stdout);

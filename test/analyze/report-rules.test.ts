@@ -2,7 +2,7 @@
 // and the small formatters every format shares.
 import { describe, expect, it } from 'vitest';
 import { apfFiles, apfWarranted, clientName, compareGroups, describeEtcdPrefix, fixFor, formatBytes, formatCount, nothingRead, severityOf, singular, summarizeEtcd, type GroupReport } from '../../src/analyze/report.js';
-import type { EtcdAgg } from '../../src/analyze/etcd-reads.js';
+import type { EtcdAgg } from '../../src/aggregate/etcd-reads.js';
 import { auditLine, groupReport, runCli } from '../support.js';
 
 function group(o: Partial<GroupReport> & { etcd?: number }): GroupReport {

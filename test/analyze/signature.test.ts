@@ -1,7 +1,7 @@
 // signatureOf() takes common signatures from a table; every combination must equal the plain concatenation
 // it replaced (the signature strings are keys in group state and in the DuckDB store).
 import { describe, expect, it } from 'vitest';
-import { querySignature, signatureOf } from '../../src/analyze/read-groups.js';
+import { querySignature, signatureOf } from '../../src/aggregate/read-groups.js';
 import type { ListQuery } from '../../src/model/request-uri.js';
 
 const base: ListQuery = { fieldSelector: null, labelSelector: null, resourceVersion: null, resourceVersionMatch: null, limit: 0, continueToken: false, watch: false, sendInitialEvents: false };

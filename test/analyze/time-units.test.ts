@@ -4,11 +4,11 @@
 // log does. Every figure worked out by hand from the buckets below.
 import { describe, expect, it } from 'vitest';
 import { buildTimeline, findRestarts, findStorms, findTokenWaves } from '../../src/analyze/time-analysis.js';
-import { TimeSeries } from '../../src/analyze/time-series.js';
-import { addSpacing, newSpacingHistogram } from '../../src/analyze/gaps.js';
+import { TimeSeries } from '../../src/aggregate/time-series.js';
+import { addSpacing, newSpacingHistogram } from '../../src/aggregate/gaps.js';
 import type { GroupReport } from '../../src/analyze/report.js';
-import type { ReadGroup } from '../../src/analyze/read-groups.js';
-import type { ScanState, TimeState } from '../../src/analyze/scan-state.js';
+import type { ReadGroup } from '../../src/aggregate/read-groups.js';
+import type { ScanState, TimeState } from '../../src/aggregate/scan-state.js';
 
 const T = Date.UTC(2026, 10, 30, 12); // 12:00:00, a multiple of 2 s
 const W = 2000;

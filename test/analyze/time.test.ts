@@ -5,9 +5,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { auditLine, runCli } from '../support.js';
-import { TimeSeries } from '../../src/analyze/time-series.js';
+import { TimeSeries } from '../../src/aggregate/time-series.js';
 import { peakWithJitter } from '../../src/analyze/time-analysis.js';
-import { parseTimeFlag } from '../../src/analyze/filters.js';
+import { parseTimeFlag } from '../../src/aggregate/filters.js';
 
 async function scan(args: string[]) {
   const r = await runCli(['-o', 'json', '--kube-version', '1.30', ...args]);

@@ -1,7 +1,7 @@
 // etcd log lines with every field asserted (toEqual): the gogoproto request text, the response text, each zap
 // message kind and what makes a zap line etcd's, and capnslog lines in every form DOMAIN.md §4 shows.
 import { describe, expect, it } from 'vitest';
-import { isCapnslogLine, parseEtcdCapnslog, parseEtcdMessage, parseEtcdZap, parseRangeRequestText, parseRangeResponseText, type EtcdEntry } from '../../src/parse/etcd-line.js';
+import { isCapnslogLine, parseEtcdCapnslog, parseEtcdMessage, parseEtcdZap, parseRangeRequestText, parseRangeResponseText, type EtcdEntry } from '../../src/decode/etcd-line.js';
 
 const T = Date.UTC(2026, 10, 30, 12, 0, 1, 131);
 const req = (f: Partial<ReturnType<typeof parseRangeRequestText> & object> = {}) => ({ key: '/registry/pods/', rangeEnd: '/registry/pods0', limit: 0, countOnly: false, keysOnly: false, revision: 0, ...f });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isCapnslogLine, parseEtcdCapnslog, parseEtcdZap, parseRangeRequestText, parseRangeResponseText } from '../../src/parse/etcd-line.js';
-import { parseGoDurationMs, parseTimestampMs } from '../../src/parse/time.js';
+import { isCapnslogLine, parseEtcdCapnslog, parseEtcdZap, parseRangeRequestText, parseRangeResponseText } from '../../src/decode/etcd-line.js';
+import { parseGoDurationMs, parseTimestampMs } from '../../src/decode/time.js';
 
 describe('parseGoDurationMs', () => {
   it.each([

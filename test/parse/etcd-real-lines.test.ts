@@ -7,9 +7,9 @@
 // - a keys_only range (1.34+ apiservers count objects with it) was a client's full list of the resource;
 // - zap's raft messages name the member and term, and each became a kind of its own in otherKinds.
 import { describe, expect, it } from 'vitest';
-import { classifyLine } from '../../src/parse/line-kind.js';
-import { parseEtcdCapnslog, parseEtcdZap } from '../../src/parse/etcd-line.js';
-import { internalReason } from '../../src/analyze/etcd-reads.js';
+import { classifyLine } from '../../src/decode/line-kind.js';
+import { parseEtcdCapnslog, parseEtcdZap } from '../../src/decode/etcd-line.js';
+import { internalReason } from '../../src/aggregate/etcd-reads.js';
 import { describeEtcdKey } from '../../src/model/etcd-key.js';
 import { runCli } from '../support.js';
 

@@ -2,7 +2,7 @@
 // which prefixes come off and in what order, the time and program each gives, the one-day rule that dates a
 // syslog line, the shapes of a Go panic, and the limits of the "hostname {…}" form. Times worked out by hand.
 import { describe, expect, it } from 'vitest';
-import { classifyLine, stripPrefixes, type Prefixes } from '../../src/parse/line-kind.js';
+import { classifyLine, stripPrefixes, type Prefixes } from '../../src/decode/line-kind.js';
 
 const ev = '{"kind":"Event"}';
 const NOW = Date.UTC(2026, 11, 1, 12, 0, 0); // 1 December 2026, 12:00:00 UTC

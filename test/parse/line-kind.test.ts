@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyLine } from '../../src/parse/line-kind.js';
+import { classifyLine } from '../../src/decode/line-kind.js';
 
 describe('classifyLine', () => {
   const ev = '{"kind":"Event"}';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isMetricsTextLine, looksLikePromApiResult, parseAnyMetricLine, parseMetricLine, parsePromApiResult, USED_METRICS } from '../../src/parse/metrics.js';
+import { isMetricsTextLine, looksLikePromApiResult, parseAnyMetricLine, parseMetricLine, parsePromApiResult, USED_METRICS } from '../../src/decode/metrics.js';
 
 describe('parseMetricLine', () => {
   it.each([

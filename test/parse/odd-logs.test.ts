@@ -1,7 +1,7 @@
 // Thin and odd logs (issue 21): etcd lines pasted from `minikube logs`, Linux auditd's audit.log (the same name as
 // the apiserver's), klog under a syslog prefix, and a last line without a newline that is whole.
 import { describe, expect, it } from 'vitest';
-import { classifyLine } from '../../src/parse/line-kind.js';
+import { classifyLine } from '../../src/decode/line-kind.js';
 import { runCli } from '../support.js';
 
 const R = 'read-only range request "key:\\"/registry/pods/\\" range_end:\\"/registry/pods0\\" " with result "range_response_count:7130 size:13313287" took too long (130.768157ms) to execute';

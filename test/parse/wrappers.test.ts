@@ -1,10 +1,10 @@
 // Table-driven tests for the readers of wrapped logs (issue 15): wrapper records, cloud exports' reshaped
 // events, and Logs Insights CSV. The fixtures in fixtures/wrapped cover the whole path; these pin each rule.
 import { describe, expect, it } from 'vitest';
-import { unwrapRecord } from '../../src/parse/wrappers.js';
-import { fromAksLogAnalyticsRow, fromGkeEntry, isAksLogAnalyticsRow, isGkeEntry, QUERY_UNKNOWN } from '../../src/parse/cloud-events.js';
-import { normalizeAuditEvent } from '../../src/model/audit-event.js';
-import { logsInsightsColumn, parseCsvRecord } from '../../src/parse/csv.js';
+import { unwrapRecord } from '../../src/decode/wrappers.js';
+import { fromAksLogAnalyticsRow, fromGkeEntry, isAksLogAnalyticsRow, isGkeEntry, QUERY_UNKNOWN } from '../../src/decode/cloud-events.js';
+import { normalizeAuditEvent } from '../../src/decode/audit-event.js';
+import { logsInsightsColumn, parseCsvRecord } from '../../src/decode/csv.js';
 
 const ev = { kind: 'Event', auditID: 'a1', stage: 'ResponseComplete', verb: 'list' };
 const line = JSON.stringify(ev);

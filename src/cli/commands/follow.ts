@@ -1,19 +1,19 @@
-/*! --follow: reads the inputs as they grow (src/follow.ts) and, every --interval, redraws the live view on a
+/*! --follow: reads the inputs as they grow (src/scan/follow.ts) and, every --interval, redraws the live view on a
  * terminal or prints one JSON report a line. SIGINT, SIGTERM, `q`, or the end of every input (stdin closed)
  * prints the final report in --output and exits 0. */
 
 import type { Readable } from 'node:stream';
 import { Chalk } from 'chalk';
-import { ScanState } from '../../analyze/scan-state.js';
+import { ScanState } from '../../aggregate/scan-state.js';
 import { buildReport, nothingRead, type ScanReport } from '../../analyze/report.js';
 import { expandSources } from '../../input/sources.js';
-import { FollowReader } from '../../follow.js';
+import { FollowReader } from '../../scan/follow.js';
 import { attachEngine } from '../../engine/engine.js';
 import { safeText } from '../../render/text-safety.js';
 import { renderJson } from '../../render/json.js';
-import { summarizeDiagnostics } from '../../diagnostics.js';
+import { summarizeDiagnostics } from '../diagnostics.js';
 import { renderReport, reportOptionsOf, writeApf } from './scan.js';
-import { formatSkip } from '../../diagnostics.js';
+import { formatSkip } from '../diagnostics.js';
 import type { ScanConfig } from '../config.js';
 
 export interface FollowIO {

@@ -2,23 +2,23 @@
 
 import type { Readable } from 'node:stream';
 import { Chalk } from 'chalk';
-import { ScanState } from '../../analyze/scan-state.js';
+import { ScanState } from '../../aggregate/scan-state.js';
 import { apfFiles, buildReport, type ReportOptions, type ScanReport } from '../../analyze/report.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expandSources } from '../../input/sources.js';
-import { readSources } from '../../scan.js';
+import { readSources } from '../../scan/scan.js';
 import { renderJson } from '../../render/json.js';
-import { formatSkip, summarizeDiagnostics } from '../../diagnostics.js';
+import { formatSkip, summarizeDiagnostics } from '../diagnostics.js';
 import { Progress } from '../../render/progress.js';
 import { Redactor } from '../../analyze/redact.js';
 import type { ScanConfig } from '../config.js';
-import { type InputStats, type TimeOptions } from '../../analyze/scan-state.js';
-import { findCopies, fingerprintTotal } from '../../analyze/fingerprint.js';
+import { type InputStats, type TimeOptions } from '../../aggregate/scan-state.js';
+import { findCopies, fingerprintTotal } from '../../aggregate/fingerprint.js';
 import { filteredAway, formatCount, nothingRead } from '../../analyze/report.js';
 import { safeText } from '../../render/text-safety.js';
 import { attachEngine } from '../../engine/engine.js';
-import type { InputFailure } from '../../scan.js';
+import type { InputFailure } from '../../scan/scan.js';
 
 /** The result of a scan: what to print and how it went. */
 export interface ScanOutcome {

@@ -4,9 +4,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { Readable } from 'node:stream';
-import { InputError, InterruptedError, UsageError } from '../../errors.js';
+import { InputError, InterruptedError, UsageError } from '../../model/errors.js';
 import { expandSources } from '../../input/sources.js';
-import { readSources } from '../../scan.js';
+import { readSources } from '../../scan/scan.js';
 import { resolveConfig, type Env } from '../config.js';
 import { SCAN_OPTIONS } from '../options.js';
 import { parseSubcommand, type CommandName } from '../program.js';

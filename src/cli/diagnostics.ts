@@ -1,9 +1,9 @@
 /*! Diagnostics on stderr only: per-input skip summaries, input errors, and --verbose per-line reasons. */
 
-import type { ScanReport } from './analyze/report.js';
-import { filteredAway, formatCount, nothingRead } from './analyze/report.js';
-import { filterNote } from './render/format.js';
-import { safeText, truncate } from './render/text-safety.js';
+import type { ScanReport } from '../analyze/report.js';
+import { filteredAway, formatCount, nothingRead } from '../analyze/report.js';
+import { filterNote } from '../render/format.js';
+import { safeText, truncate } from '../render/text-safety.js';
 
 /** Formats the end-of-scan summary lines (empty when nothing was skipped or failed). */
 export function summarizeDiagnostics(r: ScanReport): string[] {

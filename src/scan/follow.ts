@@ -8,9 +8,9 @@
  * in a plain scan. */
 
 import type { Readable } from 'node:stream';
-import { ScanState, type SuspendedSegment } from './analyze/scan-state.js';
-import { followFile, type FollowEvent } from './input/follow.js';
-import { openRaw, readBytes, type Source } from './input/sources.js';
+import { ScanState, type SuspendedSegment } from '../aggregate/scan-state.js';
+import { followFile, type FollowEvent } from '../input/follow.js';
+import { openRaw, readBytes, type Source } from '../input/sources.js';
 import { newSegmentFeeder, sniffCsv, sniffDocumentMode, readOneSource } from './scan.js';
 import { promises as fsp } from 'node:fs';
 

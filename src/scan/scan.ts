@@ -3,17 +3,17 @@
 
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import { ScanState, type InputStats, type SkipListener } from './analyze/scan-state.js';
-import { createDocumentReader } from './input/json-document.js';
-import { DEFAULT_MAX_LINE_BYTES, HeldLine, leadingBytes, LineSplitter } from './input/lines.js';
+import { ScanState, type InputStats, type SkipListener } from '../aggregate/scan-state.js';
+import { createDocumentReader } from '../input/json-document.js';
+import { DEFAULT_MAX_LINE_BYTES, HeldLine, leadingBytes, LineSplitter } from '../input/lines.js';
 import { promises as fsp } from 'node:fs';
-import { describeFsError, openRaw, readBytes, type Source } from './input/sources.js';
-import type { ScanPool } from './parallel/pool.js';
-import { parseTimestampMs } from './parse/time.js';
-import { logsInsightsColumn } from './parse/csv.js';
+import { describeFsError, openRaw, readBytes, type Source } from '../input/sources.js';
+import type { ScanPool } from '../parallel/pool.js';
+import { parseTimestampMs } from '../decode/time.js';
+import { logsInsightsColumn } from '../decode/csv.js';
 import { basename } from 'node:path';
-import { MUST_GATHER_METADATA } from './analyze/input-kind.js';
-import type { LineEngine } from './engine/engine.js';
+import { MUST_GATHER_METADATA } from '../decode/json-shape.js';
+import type { LineEngine } from '../engine/engine.js';
 
 /** Options of the reading stage. */
 export interface ReadOptions {
@@ -134,7 +134,7 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
   let pool: ScanPool | null = null;
   const getPool = async (): Promise<ScanPool> => {
     if (pool === null) {
-      const { ScanPool: P } = await import('./parallel/pool.js');
+      const { ScanPool: P } = await import('../parallel/pool.js');
       pool = new P(state, threads, o.etcdPrefix, o.maxLineBytes, o.maxGroups, state.timeOptions, (n) => o.onBytes?.(n));
     }
     return pool;

@@ -3,7 +3,7 @@
  * them per resource range and minute. Bounded: held lines ≤ MERGE_WINDOW, aggregates grow with ranges × minutes. */
 
 import { builtinKeyPrefix, describeEtcdKey, prefixRangeEnd, type EtcdKeyRange } from '../model/etcd-key.js';
-import type { EtcdEntry, EtcdRangeEntry } from '../parse/etcd-line.js';
+import type { EtcdEntry, EtcdRangeEntry } from '../decode/etcd-line.js';
 
 /** Lines of one read are logged within a few ms of each other; 50 ms leaves room for slow loggers. */
 const PAIR_WINDOW_MS = 50;

@@ -2,24 +2,25 @@
  * counts, auditID dedup across stages and files, the read groups and the etcd aggregates. Per-line work
  * touches only this state, so a worker can own one ScanState per byte range and merge() them at the end. */
 
-import { isTerminalStage, looksLikeAuditEvent, normalizeAuditEvent, type AuditEvent } from '../model/audit-event.js';
+import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
+import { looksLikeAuditEvent, normalizeAuditEvent } from '../decode/audit-event.js';
 import { parseRequestQuery, parseRequestUri, type ListQuery } from '../model/request-uri.js';
 import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
-import { classifyLine } from '../parse/line-kind.js';
+import { classifyLine } from '../decode/line-kind.js';
 import { describeEtcdKey } from '../model/etcd-key.js';
-import { looksLikePromApiResult, parsePromApiResult, type MetricSample } from '../parse/metrics.js';
-import { parseEtcdCapnslog, parseEtcdMessage, parseEtcdZap, type EtcdEntry } from '../parse/etcd-line.js';
+import { looksLikePromApiResult, parsePromApiResult, type MetricSample } from '../decode/metrics.js';
+import { parseEtcdCapnslog, parseEtcdMessage, parseEtcdZap, type EtcdEntry } from '../decode/etcd-line.js';
 import { ReadGroups, isWatchList, type GroupOverflow, type ReadGroup } from './read-groups.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
 import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
 import { implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
 import { fingerprintAdd, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
-import { describeJsonShape } from './input-kind.js';
-import { apiserverOfRecord, cleanName, unwrapRecord } from '../parse/wrappers.js';
-import { fromAksLogAnalyticsRow, fromGkeEntry, isAksLogAnalyticsRow, isGkeEntry } from '../parse/cloud-events.js';
-import { parseCsvRecord } from '../parse/csv.js';
+import { describeJsonShape } from '../decode/json-shape.js';
+import { apiserverOfRecord, cleanName, unwrapRecord } from '../decode/wrappers.js';
+import { fromAksLogAnalyticsRow, fromGkeEntry, isAksLogAnalyticsRow, isGkeEntry } from '../decode/cloud-events.js';
+import { parseCsvRecord } from '../decode/csv.js';
 import type { LineEngine } from '../engine/engine.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, type SpacingHistogram } from './gaps.js';
 
