@@ -3,29 +3,24 @@
  * touches only this state, so a worker can own one ScanState per byte range and merge() them at the end. */
 
 import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
-import { looksLikeAuditEvent, normalizeAuditEvent } from '../decode/audit-event.js';
 import { parseRequestQuery, parseRequestUri, type ListQuery } from '../model/request-uri.js';
 import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
-import { classifyLine } from '../decode/line-kind.js';
 import { describeEtcdKey } from '../model/etcd-key.js';
-import { looksLikePromApiResult, parsePromApiResult, type MetricSample } from '../decode/metrics.js';
-import { parseEtcdCapnslog, parseEtcdMessage, parseEtcdZap, type EtcdEntry } from '../decode/etcd-line.js';
+import type { EtcdEntry } from '../decode/etcd-line.js';
+import type { MetricSample } from '../decode/metrics.js';
+import { LineDecoder, newDecodeSegment, MAX_METRIC_SAMPLES, type DecodeCounts, type DecodeSegment, type DecodeSink, type SkipListener } from '../decode/line-decoder.js';
 import { ReadGroups, isWatchList, type GroupOverflow, type ReadGroup } from './read-groups.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
 import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
 import { implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
 import { fingerprintAdd, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
-import { describeJsonShape } from '../decode/json-shape.js';
-import { apiserverOfRecord, cleanName, unwrapRecord } from '../decode/wrappers.js';
-import { fromAksLogAnalyticsRow, fromGkeEntry, isAksLogAnalyticsRow, isGkeEntry } from '../decode/cloud-events.js';
-import { parseCsvRecord } from '../decode/csv.js';
 import type { LineEngine } from '../engine/engine.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, type SpacingHistogram } from './gaps.js';
 
 /** Counts for one input (file or stdin). The JSON contract's inputs[] is built from this. */
-export interface InputStats {
+export interface InputStats extends DecodeCounts {
   name: string;
   format: 'lines' | 'documents';
   gzip: boolean;
@@ -71,8 +66,7 @@ export interface InputStats {
   fileTimeMs: number | null;
 }
 
-/** Most metric samples kept per input: a /metrics dump holds a few thousand of the ones read. */
-export const MAX_METRIC_SAMPLES = 200_000;
+export { MAX_METRIC_SAMPLES, type SkipListener };
 
 /** What a counted request looked like, for the DuckDB store. Reads carry their parsed query. */
 export interface RequestRow {
@@ -98,8 +92,6 @@ const NO_ID = '(no auditID ';
 /** How requests without a user agent are listed among the user agents. */
 export const NO_UA = '(no user agent) ';
 
-/** Called for each skipped line or item when --verbose is on. */
-export type SkipListener = (input: string, where: string, reason: string, text: string) => void;
 
 /** Most in-flight (non-final stage) requests remembered for dedup; past it the oldest is counted as is. */
 const MAX_PENDING = 250_000;
@@ -147,10 +139,8 @@ interface Segment {
   signs: Array<[number, string]>;
   /** identity lease name → holders seen in this segment */
   leases: Map<string, LeaseHolders>;
-  /** the start of a line a runtime split (CRI P lines, Docker parts), waiting for its end */
-  partial: { wrapper: string; parts: string[] } | null;
-  /** a CloudWatch Logs Insights CSV export: the column of @message, from the header line */
-  csvColumn: number | null;
+  /** the decoder's state between this segment's lines (a split line's parts, a CSV export's column) */
+  decode: DecodeSegment;
   /** apiserver a wrapper named → the times of its events, for gaps in its own stream (at most
    * MAX_NAMED_APISERVERS; the records of others are counted in namedOverflow and left unnamed) */
   streams: Map<string, StreamTiming>;
@@ -429,14 +419,6 @@ const bump = (m: Map<string, number>, k: string, n = 1): void => {
   m.set(k, (m.get(k) ?? 0) + n);
 };
 
-/** What a piece of text or a JSON value turned out to be; the line's accounting follows from it. */
-type ValueOutcome = 'audit' | 'etcd' | 'metric' | 'other' | 'blank' | 'skipped';
-
-/** One thing inside a batch or a wrapper: text to read as a line, a value to read as JSON, or why it is neither. */
-type BatchItem = ({ text: string } | { value: unknown } | { skip: string }) & { apiserver?: string | null };
-
-/** Wrappers inside wrappers, at most (a CRI line holding a Docker record holding an event is two). */
-const MAX_WRAP_DEPTH = 4;
 
 export class ScanState {
   readonly inputs: InputStats[] = [];
@@ -481,10 +463,11 @@ export class ScanState {
   constructor(
     /** kube-apiserver's --etcd-prefix, or null to infer it per key */
     readonly etcdPrefix: string | null,
-    private readonly onSkip: SkipListener | null = null,
+    onSkip: SkipListener | null = null,
     maxGroups?: number,
     readonly timeOptions: TimeOptions = DEFAULT_TIME_OPTIONS,
   ) {
+    this.decoder = new LineDecoder(this.decodeSink, timeOptions.nowMs, timeOptions.syslogYear ?? null, onSkip);
     this.etcd = new EtcdReads(etcdPrefix);
     this.groups = new ReadGroups(maxGroups, timeOptions.bucketMs);
     this.skipCopies = timeOptions.skipCopies === undefined || timeOptions.skipCopies.length === 0 ? null : new Map(timeOptions.skipCopies.map(([i, ws]) => [i, ws.map(([w, idx]) => [w, new Set(idx)] as [number, Set<number>])]));
@@ -573,11 +556,11 @@ export class ScanState {
       spacing: newSpacingHistogram(),
       signs: [],
       leases: new Map(),
-      partial: null,
-      csvColumn: null,
+      decode: newDecodeSegment(),
       streams: new Map(),
       namedOverflow: 0,
     };
+    this.decoder.seg = this.segment.decode;
     return input;
   }
 
@@ -585,19 +568,7 @@ export class ScanState {
    * final-stage IDs for the next segment's look-back (not needed when no segment of the input follows). */
   endSegment(withTail = true): SegmentResult {
     const g = this.cur();
-    if (g.partial !== null) {
-      // A split line whose end never came: its last part, counted as an other line, becomes a skipped one.
-      const kind = `${g.partial.wrapper} partial line (joined with the next)`;
-      const n = g.input.otherKinds.get(kind) ?? 0;
-      if (n > 0) {
-        if (n === 1) g.input.otherKinds.delete(kind);
-        else g.input.otherKinds.set(kind, n - 1);
-        g.input.otherLines--;
-        g.input.skippedLines++;
-        bump(g.input.skipReasons, `truncated last line (a ${g.partial.wrapper} line split in parts, its end missing)`);
-      }
-      g.partial = null;
-    }
+    this.decoder.endSegment();
     const edges = g.etcd.endSegment();
     this.etcd.merge(g.etcd);
     this.segment = null;
@@ -728,12 +699,13 @@ export class ScanState {
   resumeSegment(s: SuspendedSegment): void {
     if (this.segment !== null) throw new Error('ScanState: a segment is already current');
     this.segment = s as unknown as Segment;
+    this.decoder.seg = this.segment.decode;
   }
 
   /** true when the current segment holds the first part of a line a runtime split: a cut here would count it as
    * truncated, so follow mode does not end the segment yet. */
   get segmentHoldsPart(): boolean {
-    return this.cur().partial !== null;
+    return this.cur().decode.partial !== null;
   }
 
   /** Single-stream convenience: registers an input and begins its only segment. */
@@ -745,12 +717,12 @@ export class ScanState {
   /** The current segment is a CloudWatch Logs Insights CSV export whose @message is column `column`; its first
    * line is the header. */
   setCsv(column: number): void {
-    this.cur().csvColumn = column;
+    this.cur().decode.csvColumn = column;
   }
 
   /** true when the current segment is a Logs Insights CSV export (read line by line in JavaScript). */
   get csvMode(): boolean {
-    return this.segment !== null && this.segment.csvColumn !== null;
+    return this.segment !== null && this.segment.decode.csvColumn !== null;
   }
 
   /** Ends the input begun with beginInput(). */
@@ -918,14 +890,6 @@ export class ScanState {
     return this.segment;
   }
 
-  private skipLine(where: string, reason: string, text: string): void {
-    const inp = this.cur().input;
-    inp.sample ??= text.slice(0, 160);
-    inp.skippedLines++;
-    bump(inp.skipReasons, reason);
-    this.onSkip?.(inp.name, where, reason, text);
-  }
-
   /** Records a line of input `inputIndex` too long to hold, found by a stream reader outside any segment (the
    * same count and reason a segment's LineSplitter gives). */
   skipLongLine(inputIndex: number, bytes: number): void {
@@ -934,201 +898,45 @@ export class ScanState {
     inp.skippedLines++;
     bump(inp.skipReasons, `line too long (${bytes} bytes)`);
   }
+  /** The decoder (decode/line-decoder.ts), whose sink this state is: what a line carries comes back here. */
+  private readonly decoder: LineDecoder;
+  private readonly decodeSink: DecodeSink = {
+    counts: () => this.cur().input,
+    auditEvent: (e, apiserver) => {
+      if (apiserver !== null) {
+        const g = this.cur();
+        if (g.streams.has(apiserver) || g.streams.size < MAX_NAMED_APISERVERS) e.apiserver = apiserver;
+        else g.namedOverflow++;
+      }
+      this.addAuditEvent(e);
+    },
+    etcdEntry: (e) => this.addEtcd(e),
+    syntheticId: () => this.syntheticId(),
+  };
+
+  /** Accounts one physical line: the decoder classifies it and feeds what it carries. `terminated` = ended in a
+   * newline. */
+  addLine(lineNo: number, raw: string, terminated: boolean, repaired: boolean): void {
+    this.cur();
+    this.decoder.addLine(lineNo, raw, terminated, repaired);
+  }
 
   /** Records a line that could not be delivered whole (too long, unreadable tail). */
   skipRawLine(lineNo: number, reason: string, excerpt: string): void {
-    const inp = this.cur().input;
-    inp.lines++;
-    this.skipLine(`${lineNo}`, reason, excerpt);
-  }
-
-  /** Accounts one physical line: classifies it and feeds what it carries. `terminated` = ended in a newline. */
-  addLine(lineNo: number, raw: string, terminated: boolean, repaired: boolean): void {
-    const inp = this.cur().input;
-    inp.lines++;
-    let text = raw;
-    if (text.indexOf('\u0000') >= 0) {
-      // Crashed writers leave NUL runs (preallocated blocks); the JSON around them is still good.
-      text = text.replace(/\u0000+/g, '');
-      repaired = true;
-    }
-    this.lineWrappers.length = 0;
-    this.parsedJson = false;
-    const where = `${lineNo}`;
-    const csv = this.cur().csvColumn !== null;
-    const outcome = !csv ? this.readText(text, terminated, 0, where) : lineNo === 1 ? this.other('Logs Insights CSV header') : this.readCsvLine(text, terminated, where);
-    if (repaired && this.parsedJson) inp.repairedLines++;
-    for (const w of this.lineWrappers) bump(inp.wrappers, w);
-    switch (outcome) {
-      case 'blank':
-        inp.blankLines++;
-        return;
-      case 'other':
-        inp.otherLines++;
-        bump(inp.otherKinds, this.lastOther);
-        return;
-      case 'skipped':
-        return this.skipLine(where, this.lastReason, text);
-      default:
-        return; // audit events and etcd entries count themselves
-    }
-  }
-
-  private other(what: string): ValueOutcome {
-    this.lastOther = what;
-    return 'other';
-  }
-
-  /** Keeps one metric sample of the current input. */
-  private addMetric(m: MetricSample): void {
-    const inp = this.cur().input;
-    inp.metricSamples++;
-    if (inp.metrics.length < MAX_METRIC_SAMPLES) inp.metrics.push(m);
+    this.cur();
+    this.decoder.skipRawLine(lineNo, reason, excerpt);
   }
 
   /** Counts a line of a file that is known not to be a log (must-gather's timestamp, its listings). */
   addOtherLine(what: string): void {
-    const inp = this.cur().input;
-    inp.lines++;
-    inp.otherLines++;
-    bump(inp.otherKinds, what);
-  }
-
-  /** Wrappers peeled off the current line (or document item), for inputs[].wrappers. */
-  private readonly lineWrappers: string[] = [];
-  private wrapped(w: string): void {
-    if (!this.lineWrappers.includes(w)) this.lineWrappers.push(w);
-  }
-  /** set when the current line parsed as JSON (a repaired line counts as repaired only then) */
-  private parsedJson = false;
-  private lastReason = '';
-  private lastOther = '';
-
-  /** Reads a piece of text as one line would be read: a physical line, or the text a wrapper held. */
-  private readText(text: string, terminated: boolean, depth: number, where: string): ValueOutcome {
-    const k = classifyLine(text, this.timeOptions.nowMs, this.timeOptions.syslogYear ?? null);
-    switch (k.kind) {
-      case 'blank':
-        return 'blank';
-      case 'other':
-        this.lastOther = k.what;
-        return 'other';
-      case 'partial':
-        this.wrapped('cri');
-        return this.holdPartial('cri', k.text);
-      case 'cri': {
-        this.wrapped('cri');
-        return this.readInner(this.takePartial('cri') + k.text, terminated, depth, where, 'cri');
-      }
-      case 'capnslog':
-      case 'capnslog-bare': {
-        if (k.wrapper !== null) this.wrapped(k.wrapper);
-        const e = k.kind === 'capnslog' ? parseEtcdCapnslog(k.text) : parseEtcdMessage(k.pkg, k.text, k.tsMs);
-        if (e === null) {
-          this.lastReason = 'not a known format';
-          return 'skipped';
-        }
-        this.addEtcd(e);
-        return 'etcd';
-      }
-      case 'metric':
-        this.addMetric(k.sample);
-        return 'metric';
-      case 'unknown':
-        // a line of no known format is that, newline or not: only JSON that stops short is a cut line
-        this.lastReason = depth > 0 ? `${this.innerWrapper} record holds text of no known format` : 'not a known format';
-        return 'skipped';
-      case 'json': {
-        if (k.wrapper !== null) this.wrapped(k.wrapper);
-        let v: unknown;
-        try {
-          v = JSON.parse(k.text);
-        } catch {
-          // Text a wrapper held that starts like JSON and does not parse was cut, by a shipper's size limit.
-          this.lastReason = depth > 0 ? `truncated: the ${this.innerWrapper} record holds cut JSON (a size limit of the shipper?)` : terminated ? 'not JSON' : 'truncated last line';
-          return 'skipped';
-        }
-        if (depth === 0) this.parsedJson = true;
-        return this.addJsonValue(v, where, depth);
-      }
-    }
-  }
-
-  /** The wrapper whose text is being read, for reasons ("the docker record holds cut JSON"). */
-  private innerWrapper = '';
-
-  private readInner(text: string, terminated: boolean, depth: number, where: string, wrapper: string): ValueOutcome {
-    if (depth >= MAX_WRAP_DEPTH) {
-      this.lastReason = 'wrappers nested too deep';
-      return 'skipped';
-    }
-    const outer = this.innerWrapper;
-    this.innerWrapper = wrapper;
-    try {
-      return this.readText(text, terminated, depth + 1, where);
-    } finally {
-      this.innerWrapper = outer;
-    }
-  }
-
-  /** Holds the start of a line a runtime split (CRI P, Docker without \n); the line counts as an other line. */
-  private holdPartial(wrapper: string, text: string): ValueOutcome {
-    const g = this.cur();
-    if (g.partial !== null && g.partial.wrapper === wrapper) g.partial.parts.push(text);
-    else g.partial = { wrapper, parts: [text] };
-    this.lastOther = `${wrapper} partial line (joined with the next)`;
-    return 'other';
-  }
-
-  /** The parts held for `wrapper`, joined, and forgotten ('' when none). */
-  private takePartial(wrapper: string): string {
-    const g = this.cur();
-    const p = g.partial;
-    if (p === null || p.wrapper !== wrapper) return '';
-    g.partial = null;
-    return p.parts.join('');
-  }
-
-  /** A CSV record of a CloudWatch Logs Insights export: its @message column read as a line. Records whose
-   * quoted field spans lines are joined first. */
-  private readCsvLine(text: string, terminated: boolean, where: string): ValueOutcome {
-    const g = this.cur();
-    this.wrapped('logs-insights-csv');
-    const held = g.partial !== null && g.partial.wrapper === 'csv' ? this.takePartial('csv') + '\n' : '';
-    const record = held + text;
-    const fields = parseCsvRecord(record);
-    if (fields === null) {
-      if (!terminated) {
-        this.lastReason = 'truncated last line';
-        return 'skipped';
-      }
-      return this.holdPartial('csv', record);
-    }
-    if (record.trim().length === 0) return 'blank';
-    const msg = fields[g.csvColumn!];
-    if (msg === undefined) {
-      this.lastReason = 'CSV record without its @message column';
-      return 'skipped';
-    }
-    return this.readInner(msg, true, 0, where, 'logs-insights-csv');
+    this.cur();
+    this.decoder.addOtherLine(what);
   }
 
   /** Accounts one whole JSON document, or one element of a streamed batch (`batchKey` names its array). */
   addDocumentValue(where: string, v: unknown, batchKey: string | null = null): void {
-    this.lineWrappers.length = 0;
-    const bw = batchKey === null ? undefined : BATCH_WRAPPER[batchKey];
-    if (bw !== undefined) this.wrapped(bw);
-    const outcome =
-      batchKey === null
-        ? this.addJsonValue(v, where, 0)
-        : this.addBatch([v], where, BATCH_UNWRAP[batchKey] ?? ((x) => ({ value: x })), 0);
-    const inp = this.cur().input;
-    for (const w of this.lineWrappers) bump(inp.wrappers, w);
-    if (outcome === 'skipped') {
-      inp.skippedItems++;
-      bump(inp.skipReasons, this.lastReason);
-      this.onSkip?.(inp.name, where, this.lastReason, '');
-    }
+    this.cur();
+    this.decoder.addDocumentValue(where, v, batchKey);
   }
 
   /** Document mode counts physical lines once, at the end. */
@@ -1138,172 +946,8 @@ export class ScanState {
 
   /** Records that a document-mode input ended in the middle of a document. */
   skipDocumentTail(where: string, reason: string): void {
-    const inp = this.cur().input;
-    inp.skippedItems++;
-    bump(inp.skipReasons, reason);
-    this.onSkip?.(inp.name, where, reason, '');
-  }
-
-  /** Dispatches one parsed JSON value: an audit Event, a batch of them, a wrapper record (wrappers.ts), a cloud
-   * export's reshaped event (cloud-events.ts), or an etcd zap line. */
-  private addJsonValue(v: unknown, where: string, depth: number): ValueOutcome {
-    if (Array.isArray(v)) return this.addBatch(v, where, (x) => ({ value: x }), depth);
-    if (v === null || typeof v !== 'object') {
-      this.lastReason = 'JSON is not an object';
-      return 'skipped';
-    }
-    const o = v as Record<string, unknown>;
-    if (Array.isArray(o.items) && (o.kind === 'EventList' || (typeof o.apiVersion === 'string' && o.apiVersion.startsWith('audit.k8s.io/')))) {
-      return this.addBatch(o.items, where, (x) => ({ value: x }), depth);
-    }
-    if (Array.isArray(o.records)) {
-      this.wrapped(BATCH_WRAPPER.records!);
-      return this.addBatch(o.records, where, BATCH_UNWRAP.records!, depth);
-    }
-    if (Array.isArray(o.logEvents)) {
-      this.wrapped(BATCH_WRAPPER.logEvents!);
-      // a subscription's payload names its stream once, for all its events
-      const logEvents = o.logEvents;
-      return this.naming(cleanName(o.logStream), () => this.addBatch(logEvents, where, BATCH_UNWRAP.logEvents!, depth));
-    }
-    if (o.properties !== null && typeof o.properties === 'object' && 'log' in (o.properties as object)) {
-      this.wrapped(BATCH_WRAPPER.records!);
-      return this.addBatch([o], where, BATCH_UNWRAP.records!, depth);
-    }
-    if (looksLikePromApiResult(o)) {
-      // a Prometheus HTTP API result (/api/v1/query or query_range): the apiserver metrics standing in for etcd's log
-      const r = parsePromApiResult(o);
-      if (r.error !== null) {
-        this.lastReason = `Prometheus query error: ${r.error.slice(0, 80)}`;
-        return 'skipped';
-      }
-      for (const m of r.samples) this.addMetric(m);
-      return 'metric';
-    }
-    if (isGkeEntry(o)) {
-      this.wrapped('gke');
-      const r = fromGkeEntry(o);
-      if ('reason' in r) {
-        this.lastReason = r.reason;
-        return 'skipped';
-      }
-      return this.addAuditObject(r.event);
-    }
-    if ('Entry' in o && typeof o.Entry === 'object') {
-      this.lastReason = 'GKE entry serialised from the Go client structs (export with gcloud logging read --format=json instead)';
-      return 'skipped';
-    }
-    if (looksLikeAuditEvent(o)) {
-      // Fluent Bit's Merge_Log: the event's fields at the top level, beside the line they came from
-      if (o.kubernetes !== undefined && typeof o.log === 'string') this.wrapped('fluent-bit');
-      // and its pod: only the kubernetes filter's fields (an event's own fields never name an apiserver)
-      const pod = o.kubernetes !== null && typeof o.kubernetes === 'object' ? apiserverOfRecord({ kubernetes: o.kubernetes }) : null;
-      return this.naming(pod, () => this.addAuditObject(o));
-    }
-    if (isAksLogAnalyticsRow(o)) {
-      this.wrapped('aks-log-analytics');
-      // AKSAudit's PodName: the kube-apiserver pod that wrote the event
-      return this.naming(cleanName(o.PodName), () => this.addAuditObject(fromAksLogAnalyticsRow(o)));
-    }
-    const etcd = parseEtcdZap(o);
-    if (etcd !== null) {
-      this.addEtcd(etcd);
-      return 'etcd';
-    }
-    const u = unwrapRecord(o);
-    if (u === null) {
-      this.lastReason = 'JSON is not an audit event';
-      const inp = this.cur().input;
-      inp.sample ??= describeJsonShape(o);
-      return 'skipped';
-    }
-    this.wrapped(u.wrapper);
-    if (u.truncated !== undefined) {
-      this.lastReason = `truncated: ${u.truncated}`;
-      return 'skipped';
-    }
-    if (u.partial !== undefined) return this.holdPartial(u.wrapper, u.partial);
-    const items: BatchItem[] = [...(u.texts ?? []).map((t) => ({ text: u.wrapper === 'docker' ? this.takePartial('docker') + t : t })), ...(u.values ?? []).map((x) => ({ value: x }))];
-    return this.naming(u.apiserver, () => (items.length === 1 ? this.readItem(items[0]!, where, depth, u.wrapper) : this.addBatch(items, where, (x) => x as BatchItem, depth, u.wrapper)));
-  }
-
-  /** The apiserver the record being read names (a wrapper's stream, pod or host field), for its events. */
-  private recordApiserver: string | null = null;
-
-  /** Runs `f` with `apiserver` as the record's apiserver, when it names one (an inner record's name wins). */
-  private naming<T>(apiserver: string | null | undefined, f: () => T): T {
-    if (apiserver === null || apiserver === undefined) return f();
-    const outer = this.recordApiserver;
-    this.recordApiserver = apiserver;
-    try {
-      return f();
-    } finally {
-      this.recordApiserver = outer;
-    }
-  }
-
-  /** One item of a wrapper or a batch: text read as a line, or a value read as JSON. */
-  private readItem(item: BatchItem, where: string, depth: number, wrapper: string): ValueOutcome {
-    if (item.apiserver !== undefined && item.apiserver !== null) {
-      const { apiserver, ...rest } = item;
-      return this.naming(apiserver, () => this.readItem(rest as BatchItem, where, depth, wrapper));
-    }
-    if ('skip' in item) {
-      this.lastReason = item.skip;
-      return 'skipped';
-    }
-    if ('text' in item) return this.readInner(item.text, true, depth, where, wrapper);
-    if (item.value === null || typeof item.value !== 'object') {
-      this.lastReason = 'batch item is not an audit event';
-      return 'skipped';
-    }
-    if (depth >= MAX_WRAP_DEPTH) {
-      this.lastReason = 'wrappers nested too deep';
-      return 'skipped';
-    }
-    return this.addJsonValue(item.value, where, depth + 1);
-  }
-
-  /** A batch counts as audit (or etcd) when at least one item is an event (or an etcd line); then the other
-   * items are counted as skipped items. A batch with no good item is one skipped line (or document), with the
-   * first item's reason. */
-  private addBatch(items: unknown[], where: string, unwrap: (x: unknown) => BatchItem, depth: number, wrapper = 'batch'): ValueOutcome {
-    let audit = 0;
-    let etcd = 0;
-    const failed: Array<[string, string]> = [];
-    for (let i = 0; i < items.length; i++) {
-      const outcome = this.readItem(unwrap(items[i]), `${where}[${i}]`, depth, wrapper);
-      if (outcome === 'audit') audit++;
-      else if (outcome === 'etcd') etcd++;
-      else if (failed.length < 1_000_000) failed.push([`${where}[${i}]`, outcome === 'skipped' ? this.lastReason : outcome === 'blank' ? 'batch item is blank' : `batch item is not an audit event (${this.lastOther})`]);
-    }
-    if (audit + etcd === 0) {
-      this.lastReason = failed[0]?.[1] ?? 'empty batch';
-      return 'skipped';
-    }
-    const inp = this.cur().input;
-    for (const [w, reason] of failed) {
-      inp.skippedItems++;
-      bump(inp.skipReasons, reason);
-      this.onSkip?.(inp.name, w, reason, '');
-    }
-    return audit > 0 ? 'audit' : 'etcd';
-  }
-
-  private addAuditObject(o: Record<string, unknown>): ValueOutcome {
-    const r = normalizeAuditEvent(o, this.syntheticId);
-    if (!r.ok) {
-      this.lastReason = `invalid audit event: ${r.reason}`;
-      return 'skipped';
-    }
-    const a = this.recordApiserver;
-    if (a !== null) {
-      const g = this.cur();
-      if (g.streams.has(a) || g.streams.size < MAX_NAMED_APISERVERS) r.value.apiserver = a;
-      else g.namedOverflow++;
-    }
-    this.addAuditEvent(r.value);
-    return 'audit';
+    this.cur();
+    this.decoder.skipDocumentTail(where, reason);
   }
 
   private addEtcd(e: EtcdEntry): void {
@@ -1781,39 +1425,3 @@ function isBuiltinGroup(g: string): boolean {
   return BUILTIN_GROUPS.has(g);
 }
 
-/** AKS diagnostic record → the audit event inside properties.log (a JSON string or an object), or a skip reason. */
-function unwrapAksRecord(r: unknown): BatchItem {
-  if (r === null || typeof r !== 'object') return { skip: 'batch item is not an object' };
-  const rec = r as Record<string, unknown>;
-  const cat = rec.category;
-  if (typeof cat === 'string' && !cat.startsWith('kube-audit')) return { skip: `AKS record of category ${cat.slice(0, 40)} (not audit)` };
-  const props = rec.properties as Record<string, unknown> | undefined;
-  const log = props?.log;
-  // properties.pod: the kube-apiserver pod that wrote the event
-  const apiserver = cleanName(props?.pod);
-  if (typeof log === 'string') return { text: log, apiserver };
-  if (log !== null && typeof log === 'object') return { value: log, apiserver };
-  return looksLikeAuditEvent(rec) ? { value: rec } : { skip: 'AKS record without properties.log' };
-}
-
-/** EKS CloudWatch subscription event → the audit event in its message, or a skip reason. */
-function unwrapCloudWatchEvent(r: unknown): BatchItem {
-  if (r === null || typeof r !== 'object') return { skip: 'batch item is not an object' };
-  const msg = (r as Record<string, unknown>).message;
-  if (typeof msg !== 'string') return { skip: 'CloudWatch event without message' };
-  if (msg.endsWith('[Truncated...]')) return { skip: 'truncated: CloudWatch message truncated ([Truncated...])' };
-  // filter-log-events names each event's stream: EKS writes one per apiserver
-  return { text: msg, apiserver: cleanName((r as Record<string, unknown>).logStreamName) };
-}
-
-/** The wrapper a batch array names (items, an EventList, is plain audit). */
-const BATCH_WRAPPER: Record<string, string> = { records: 'aks-diagnostic', logEvents: 'cloudwatch-subscription', events: 'cloudwatch', data: 'datadog-api' };
-
-/** How the items of each batch array streamed from a document are read (json-document.ts BATCH_KEYS). */
-const BATCH_UNWRAP: Record<string, (x: unknown) => BatchItem> = {
-  records: unwrapAksRecord,
-  logEvents: unwrapCloudWatchEvent,
-  events: unwrapCloudWatchEvent,
-  items: (x) => ({ value: x }),
-  data: (x) => ({ value: x }),
-};
