@@ -1,6 +1,7 @@
 /*! The compiled line engine (issue 12): WebAssembly built from src/engine/assembly/engine.ts. It reads audit
- * Event lines on its fast path into records (strings interned, times parsed, the list query parsed); every
- * other line is declined and read by the JavaScript path. It counts nothing: each record becomes the same
+ * Event lines on its fast path into records (strings interned, times parsed, the list query parsed, a
+ * responseObject's item counts read, request and response bodies skipped); every other line is declined and
+ * read by the JavaScript path. It counts nothing: each record becomes the same
  * AuditEvent the JavaScript path makes, and ScanState counts both the same way, once.
  *
  * Loading: the SIMD build, else the scalar build (same source), else none (the caller reads every line in
@@ -49,9 +50,11 @@ const R = {
   FSEL: 26,
   LSEL: 27,
   NL: 28,
+  RETURNED: 29,
 } as const;
 const O_RECEIVED = 128;
 const O_STAGE_T = 136;
+const O_REMAINING = 144;
 const STAGES: Stage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
 
 interface Exports {
@@ -276,6 +279,8 @@ export class LineEngine {
     };
     const received = this.f64[f + (O_RECEIVED >> 3)]!;
     const stageT = this.f64[f + (O_STAGE_T >> 3)]!;
+    const returned = i32[r + R.RETURNED]!;
+    const remaining = this.f64[f + (O_REMAINING >> 3)]!;
     const node = i32[r + R.NODE]!;
     const code = i32[r + R.CODE]!;
     return {
@@ -295,8 +300,8 @@ export class LineEngine {
       code: code < 0 ? null : code,
       receivedMs: Number.isNaN(received) ? null : received,
       stageMs: Number.isNaN(stageT) ? null : stageT,
-      returnedItems: null,
-      remainingItems: null,
+      returnedItems: returned < 0 ? null : returned,
+      remainingItems: Number.isNaN(remaining) ? null : remaining,
       tokenExpirationSeconds: null,
       leaseHolder: null,
       queryKnown: true,

@@ -3,9 +3,10 @@
 // It reads newline-terminated lines from the input region and, for each audit Event line on its fast path,
 // writes a record of the fields the scan counts: strings interned to ids (new ones listed for the host to
 // decode once), one-off strings (auditID, object name, requestURI, resourceVersion) unescaped into a scratch
-// arena, times in epoch ms, and the list query already parsed. It decides nothing about what a line means:
-// any line it is not sure of (other kinds, wrappers, bodies, odd JSON, escapes it does not take, invalid
-// UTF-8) is declined and the host reads it with the JavaScript path. It never counts: the host does, once.
+// arena, times in epoch ms, the list query already parsed, and from a responseObject its item counts (the
+// bodies are skipped otherwise: see "bodies"). It decides nothing about what a line means: any line it is not
+// sure of (other kinds, wrappers, bodies with a token's or a lease's fields, odd JSON, escapes it does not take,
+// invalid UTF-8) is declined and the host reads it with the JavaScript path. It never counts: the host does, once.
 //
 // Memory is laid out by the host through init(); everything is raw loads and stores (runtime stub, no GC).
 
@@ -23,6 +24,7 @@ let TABLE_MASK: u32 = 0;
 let ARENA: usize = 0; // interned bytes
 let ARENA_END: usize = 0;
 let ARENA_CAP_END: usize = 0;
+let STACK: usize = 0; // the open containers of skipBody(), a byte each
 let STRINGS: u32 = 0; // interned so far
 let MAX_STRINGS: u32 = 1 << 20;
 let MAX_INTERN_LEN: u32 = 4096;
@@ -31,9 +33,9 @@ let scratchPos: u32 = 0;
 let newsCount: u32 = 0;
 let heapTop: usize = 0;
 
-export const REC_BYTES: u32 = 144;
+export const REC_BYTES: u32 = 152;
 
-// Record fields (i32 slots; times are f64 at byte offsets 128 and 136).
+// Record fields (i32 slots; times are f64 at byte offsets 128 and 136, remainingItemCount an f64 at 144).
 const R_STATUS = 0; // 0 declined, 1 audit event
 const R_START = 1; // line start (byte offset in the input region)
 const R_END = 2; // line end, without \r
@@ -63,8 +65,10 @@ const R_FLAGS = 25; // 1 continue, 2 watch, 4 sendInitialEvents
 const R_FSEL = 26; // -1: absent
 const R_LSEL = 27; // -1: absent
 const R_NL = 28; // the line's \n (its raw end)
+const R_RETURNED = 29; // len(responseObject.items), -1: none (no body, or items is not an array)
 const O_RECEIVED = 128; // f64, NaN: absent
 const O_STAGE_T = 136; // f64
+const O_REMAINING = 144; // f64, responseObject.metadata.remainingItemCount, NaN: none
 
 // ---- setup ---------------------------------------------------------------------------------------------
 
@@ -87,7 +91,9 @@ export function init(inCap: u32, maxStrings: u32, maxInternLen: u32): usize {
   IN = grow(<usize>inCap + 64);
   OUT_CAP = inCap / 32 + 64;
   OUT = grow(<usize>OUT_CAP * REC_BYTES);
-  SCRATCH_CAP = inCap + 64;
+  // A line's unescaped strings and decoded query take at most twice its length (scan() keeps that room): twice
+  // the input, so that room is always there, for a line of the whole input too.
+  SCRATCH_CAP = 2 * inCap + 64;
   SCRATCH = grow(SCRATCH_CAP);
   MAX_STRINGS = maxStrings;
   MAX_INTERN_LEN = maxInternLen;
@@ -96,6 +102,7 @@ export function init(inCap: u32, maxStrings: u32, maxInternLen: u32): usize {
   TABLE_MASK = (1 << 16) - 1;
   TABLE = grow(<usize>(TABLE_MASK + 1) * 16);
   memory.fill(TABLE, 0xff, <usize>(TABLE_MASK + 1) * 16);
+  STACK = grow(BODY_DEPTH);
   ARENA = grow(1 << 20);
   ARENA_END = ARENA;
   ARENA_CAP_END = ARENA + (1 << 20);
@@ -552,7 +559,7 @@ function digits(p: usize, k: u32): i32 {
 }
 
 /** An RFC 3339 time in the form the apiserver writes (UTC, "Z", optional fraction): epoch ms, NaN otherwise.
- * Matches parseTimestampMs (src/parse/time.ts) on what it accepts; the rest is declined. */
+ * Matches parseTimestampMs (src/decode/time.ts) on what it accepts; the rest is declined. */
 function parseTime(p: usize, n: u32): f64 {
   if (n < 20 || load<u8>(p + n - 1) != 0x5a || load<u8>(p + 10) != 0x54) return NaN;
   if (load<u8>(p + 4) != 0x2d || load<u8>(p + 7) != 0x2d || load<u8>(p + 13) != 0x3a || load<u8>(p + 16) != 0x3a) return NaN;
@@ -962,13 +969,22 @@ function readObjectRef(): void {
     let bit: u32 = 0;
     if (keyIs("resource")) {
       bit = 1;
-      if (!(seen & bit)) setI(R_RESOURCE, internValue());
+      if (!(seen & bit)) {
+        setI(R_RESOURCE, internValue());
+        if (!bad && bytesAre(valPtr, valLen, "leases")) leaseRef |= 1;
+      }
     } else if (keyIs("namespace")) {
       bit = 2;
-      if (!(seen & bit)) setI(R_NS, internValue());
+      if (!(seen & bit)) {
+        setI(R_NS, internValue());
+        if (!bad && bytesAre(valPtr, valLen, "kube-system")) leaseRef |= 2;
+      }
     } else if (keyIs("name")) {
       bit = 4;
-      if (!(seen & bit)) keepValue(R_NAME_P, R_NAME_L);
+      if (!(seen & bit)) {
+        keepValue(R_NAME_P, R_NAME_L);
+        if (!bad && (startsWith(valPtr, valLen, "apiserver-") || startsWith(valPtr, valLen, "kube-apiserver-"))) leaseRef |= 4;
+      }
     } else if (keyIs("apiGroup")) {
       bit = 8;
       if (!(seen & bit)) setI(R_GROUP, internValue());
@@ -1112,6 +1128,225 @@ function readAnnotations(): void {
   }
 }
 
+// ---- bodies --------------------------------------------------------------------------------------------
+//
+// requestObject and responseObject (RequestResponse and Request levels) are most of the bytes of the lines that
+// have them. They are skipped, validated as JSON.parse would take them (so a line the engine reads is one JSON.parse
+// reads), and nothing in them is unescaped or interned; normalizeAuditEvent (src/model/audit-event.ts) reads only
+// this from them, and so does the engine:
+//   responseObject.items, when an array: its length (returnedItems);
+//   responseObject.metadata.remainingItemCount, when a number (remainingItems);
+//   a top-level spec.expirationSeconds of either body (tokenExpirationSeconds: TokenRequests, CSRs): declined;
+//   requestObject.spec.holderIdentity of an apiserver identity lease (leaseHolder): declined.
+// The last of duplicate names wins, as in JSON.parse; an escaped name where one of these is looked for declines.
+
+const BODY_DEPTH: i32 = 1024; // deeper bodies are declined
+let leaseRef: u32 = 0; // objectRef: 1 resource "leases", 2 namespace "kube-system", 4 name "apiserver-…"/"kube-apiserver-…"
+let reqHolder = false; // a requestObject's top-level spec has a holderIdentity
+
+@inline function startsWith(p: usize, n: u32, s: string): bool {
+  const k = <u32>s.length;
+  return n >= k && bytesAre(p, k, s);
+}
+
+/** A member name in a body, then its ':'; false when the JSON is not valid there. */
+@inline function bodyKey(): bool {
+  skipWs();
+  if (peek() != 0x22 || !readString(false)) return false;
+  skipWs();
+  if (peek() != 0x3a) return false;
+  pos++;
+  return true;
+}
+
+/** Skips the JSON value at pos, validating it (strings as readString does: escapes, UTF-8, no control bytes),
+ * without recursion: the open containers are a byte each at STACK (1 object, 2 array). */
+function skipBody(): bool {
+  let depth: i32 = 0;
+  let top: u32 = 0;
+  for (;;) {
+    // a value
+    skipWs();
+    const c = peek();
+    if (c == 0x22) {
+      if (!readString(false)) return false;
+    } else if (c == 0x7b || c == 0x5b) {
+      if (depth >= BODY_DEPTH) return false;
+      store<u8>(STACK + <usize>depth, <u8>top);
+      depth++;
+      top = c == 0x7b ? 1 : 2;
+      pos++;
+      skipWs();
+      if (peek() == c + 2) {
+        // {} or []
+        pos++;
+        depth--;
+        top = <u32>load<u8>(STACK + <usize>depth);
+      } else {
+        if (top == 1 && !bodyKey()) return false;
+        continue;
+      }
+    } else if (c == 0x74) {
+      if (!skipLiteral(0x65757274, 4)) return false; // true
+    } else if (c == 0x66) {
+      if (!skipLiteral(0x65736c6166, 5)) return false; // false
+    } else if (c == 0x6e) {
+      if (!skipLiteral(0x6c6c756e, 4)) return false; // null
+    } else if (!skipNumber()) return false;
+    // after a value: close what ends here, then the next member or element
+    for (;;) {
+      if (depth == 0) return true;
+      skipWs();
+      const d = peek();
+      pos++;
+      if (d == 0x2c) {
+        if (top == 1 && !bodyKey()) return false;
+        break;
+      }
+      if (d != (top == 1 ? 0x7d : 0x5d)) return false;
+      depth--;
+      top = <u32>load<u8>(STACK + <usize>depth);
+    }
+  }
+  return false; // not reached
+}
+
+const M_RESPONSE: u32 = 0;
+const M_REQUEST: u32 = 1;
+const M_SPEC: u32 = 2;
+const M_METADATA: u32 = 3;
+
+/** Walks the members of the object at pos ('{'): after each name, the member function of `kind` reads or skips
+ * the value (false: declined). False when the line leaves the fast path; a name with escapes declines. */
+function eachMember(kind: u32): bool {
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    return true;
+  }
+  for (;;) {
+    if (!bodyKey() || strEsc) return false;
+    const kl = <u32>(strEnd - strStart);
+    let ok = false;
+    if (kind == M_RESPONSE) ok = responseMember(kl);
+    else if (kind == M_REQUEST) ok = requestMember(kl);
+    else if (kind == M_SPEC) ok = specMember(kl);
+    else ok = remainingMember(kl);
+    if (!ok) return false;
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    return d == 0x7d;
+  }
+}
+
+/** The value of a body member when it is an array: its length; -1 for any other value; -2: invalid. */
+function countItems(): i32 {
+  skipWs();
+  if (peek() != 0x5b) return skipBody() ? -1 : -2;
+  pos++;
+  skipWs();
+  if (peek() == 0x5d) {
+    pos++;
+    return 0;
+  }
+  let n: i32 = 0;
+  for (;;) {
+    if (!skipBody()) return -2;
+    n++;
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    return d == 0x5d ? n : -2;
+  }
+}
+
+/** metadata.remainingItemCount as a plain integer (what the apiserver writes); NaN for a value that is not a
+ * number (null there); false for a number in another form (negative, a fraction, an exponent, 16 digits or more),
+ * which JSON.parse reads and the JavaScript path takes. */
+let remaining: f64 = NaN;
+function remainingMember(kl: u32): bool {
+  if (kl != 18 || !keyIs("remainingItemCount")) return skipBody();
+  skipWs();
+  const c = peek();
+  if (c < 0x30 || c > 0x39) {
+    if (c == 0x2d) return false;
+    remaining = NaN;
+    return skipBody();
+  }
+  if (c == 0x30 && pos + 1 < lineEnd && load<u8>(pos + 1) >= 0x30 && load<u8>(pos + 1) <= 0x39) return false; // 01
+  let x: f64 = 0;
+  let digits: u32 = 0;
+  while (peek() >= 0x30 && peek() <= 0x39) {
+    x = x * 10 + <f64>(peek() - 0x30);
+    pos++;
+    if (++digits > 15) return false;
+  }
+  const e = peek();
+  if (e == 0x2e || e == 0x65 || e == 0x45) return false;
+  remaining = x;
+  return true;
+}
+
+/** spec at the top of a body: declines when it has expirationSeconds (tokenExpirationSeconds); notes holderIdentity
+ * (an apiserver identity lease's leaseHolder, when this is the requestObject). */
+let inRequest = false;
+function specMember(kl: u32): bool {
+  if (kl == 17 && keyIs("expirationSeconds")) return false;
+  if (kl == 14 && keyIs("holderIdentity") && inRequest) reqHolder = true;
+  return skipBody();
+}
+
+function readSpec(): bool {
+  skipWs();
+  if (peek() != 0x7b) return skipBody();
+  return eachMember(M_SPEC);
+}
+
+function responseMember(kl: u32): bool {
+  if (kl == 5 && keyIs("items")) {
+    const n = countItems();
+    if (n == -2) return false;
+    setI(R_RETURNED, n);
+    return true;
+  }
+  if (kl == 8 && keyIs("metadata")) {
+    // a later metadata replaces an earlier one, and a metadata that is not an object (or has no count) gives none
+    remaining = NaN;
+    skipWs();
+    if (peek() == 0x7b) {
+      if (!eachMember(M_METADATA)) return false;
+    } else if (!skipBody()) return false;
+    store<f64>(rec, remaining, O_REMAINING);
+    return true;
+  }
+  if (kl == 4 && keyIs("spec")) return readSpec();
+  return skipBody();
+}
+
+function requestMember(kl: u32): bool {
+  if (kl == 4 && keyIs("spec")) return readSpec();
+  return skipBody();
+}
+
+/** responseObject: a later one replaces an earlier one (JSON.parse), so the counts start over. */
+function readResponseObject(): void {
+  setI(R_RETURNED, -1);
+  store<f64>(rec, NaN, O_REMAINING);
+  inRequest = false;
+  skipWs();
+  if (!(peek() == 0x7b ? eachMember(M_RESPONSE) : skipBody())) bad = true;
+}
+
+function readRequestObject(): void {
+  inRequest = true;
+  skipWs();
+  if (!(peek() == 0x7b ? eachMember(M_REQUEST) : skipBody())) bad = true;
+}
+
 // ---- one line ------------------------------------------------------------------------------------------
 
 const K_KIND: u32 = 1;
@@ -1128,11 +1363,15 @@ const K_STATUS: u32 = 1024;
 const K_RECV: u32 = 2048;
 const K_STAGE_T: u32 = 4096;
 const K_ANN: u32 = 8192;
+const K_REQ_BODY: u32 = 16384;
+const K_RESP_BODY: u32 = 32768;
 
 /** Reads one audit line into the record at `rec`; false when it leaves the fast path. */
 function readEvent(): bool {
   pos++; // '{'
   bad = false;
+  leaseRef = 0;
+  reqHolder = false;
   let seen: u32 = 0;
   let uriP: i32 = -1;
   let uriL: i32 = 0;
@@ -1184,12 +1423,12 @@ function readEvent(): bool {
         if (keyIs("protoPayload")) act = 99;
         break;
       case 13:
-        if (keyIs("requestObject")) act = 99;
+        if (keyIs("requestObject")) act = K_REQ_BODY;
         break;
       case 14:
         if (keyIs("stageTimestamp")) act = K_STAGE_T;
         else if (keyIs("responseStatus")) act = K_STATUS;
-        else if (keyIs("responseObject")) act = 99;
+        else if (keyIs("responseObject")) act = K_RESP_BODY;
         break;
       case 24:
         if (keyIs("requestReceivedTimestamp")) act = K_RECV;
@@ -1197,8 +1436,9 @@ function readEvent(): bool {
     }
     // markers a converter adds ("__queryUnknown"): the JavaScript path
     if (act == 0 && kl > 2 && load<u8>(strStart) == 0x5f && load<u8>(strStart + 1) == 0x5f) act = 99;
-    if (act == 99) return false; // bodies, batches, wrappers, legacy times, markers: the JavaScript path
-    bit = act;
+    if (act == 99) return false; // batches, wrappers, legacy times, markers: the JavaScript path
+    // a body may come twice: the last wins (readResponseObject starts over), as in JSON.parse
+    bit = act == K_REQ_BODY || act == K_RESP_BODY ? 0 : act;
     if (act == 0) {
       if (!skipValue(0)) return false;
     } else if (act == K_KIND) {
@@ -1247,6 +1487,10 @@ function readEvent(): bool {
       store<f64>(rec, timeValue(), O_STAGE_T);
     } else if (act == K_ANN) {
       readAnnotations();
+    } else if (act == K_RESP_BODY) {
+      readResponseObject();
+    } else if (act == K_REQ_BODY) {
+      readRequestObject();
     }
     if (bad) return false;
     if (bit != 0) {
@@ -1264,6 +1508,8 @@ function readEvent(): bool {
   // required, as normalizeAuditEvent requires them
   if ((seen & (K_STAGE | K_VERB | K_URI | K_STAGE_T)) != (K_STAGE | K_VERB | K_URI | K_STAGE_T)) return false;
   if (!(seen & K_RECV)) store<f64>(rec, load<f64>(rec, O_STAGE_T), O_RECEIVED);
+  // an apiserver identity lease written with its holder: leaseHolder, read by the JavaScript path
+  if (leaseRef == 7 && reqHolder) return false;
   setI(R_URI_P, uriP);
   setI(R_URI_L, uriL);
   return parseQuery(SCRATCH + <usize>uriP, <u32>uriL);
@@ -1285,7 +1531,9 @@ function resetRecord(): void {
   setI(R_RVM, -1);
   setI(R_FSEL, -1);
   setI(R_LSEL, -1);
+  setI(R_RETURNED, -1);
   store<f64>(rec, NaN, O_RECEIVED);
+  store<f64>(rec, NaN, O_REMAINING);
 }
 
 /** Finds the next \n at or after p (SIMD when enabled); returns `end` when there is none before it. */
