@@ -1,14 +1,16 @@
 // The compiled engine against the JavaScript path (issue 12): the same lines give the same report, byte for
 // byte, and every line the engine reads gives the AuditEvent normalizeAuditEvent gives it. Inputs: every
-// fixture, the property test's seeded corrupted logs, and generated lines at the edges of the fast path.
+// fixture, the property test's seeded corrupted logs, generated lines at the edges of the fast path, and
+// generated RequestResponse lines with bodies (the engine reads their item counts and skips the rest).
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, ROOT } from './support.js';
-import { escapeLines, makeCase } from './generated-logs.js';
-import { loadEngine } from '../src/engine/engine.js';
-import { normalizeAuditEvent } from '../src/model/audit-event.js';
+import { bodyLines, escapeLines, makeCase, podList } from './generated-logs.js';
+import { LineEngine, loadEngine } from '../src/engine/engine.js';
+import type { AuditEvent } from '../src/model/audit-event.js';
+import { normalizeAuditEvent } from '../src/decode/audit-event.js';
 import { parseRequestUri } from '../src/model/request-uri.js';
 
 async function both(args: string[], stdin: Buffer | null = null): Promise<{ wasm: string; js: string; wasmErr: string; jsErr: string }> {
@@ -67,6 +69,14 @@ describe('the engine reads what the JavaScript path reads', () => {
     expect(r.wasmErr).toBe(r.jsErr);
   });
 
+  it.each(Array.from({ length: 8 }, (_, i) => i + 1))('generated RequestResponse lines %i: the same report', async (seed) => {
+    const f = join(dir, `b${seed}.log`);
+    writeFileSync(f, bodyLines(seed));
+    const r = await both([f]);
+    expect(r.wasm).toBe(r.js);
+    expect(r.wasmErr).toBe(r.jsErr);
+  });
+
   it('says per input how many lines it read and left to JavaScript, with --verbose', async () => {
     const f = join(dir, 'verbose.log');
     writeFileSync(f, escapeLines(3));
@@ -101,6 +111,29 @@ describe('line by line: the engine event is the normalised event', () => {
     expect(accepted).toBeGreaterThan(10);
   });
 
+  it.each(Array.from({ length: 20 }, (_, i) => i + 1))('generated RequestResponse lines %i', (seed) => {
+    const buf = bodyLines(seed);
+    let accepted = 0;
+    let returned = 0;
+    let remaining = 0;
+    engine!.readLines(buf, 0, buf.length, 1 << 20, 0, (l) => {
+      if (l.event === null) return;
+      accepted++;
+      const text = buf.toString('utf8', l.start, l.end);
+      const js = normalizeAuditEvent(JSON.parse(text), () => 'missing');
+      expect(js.ok, text.slice(0, 2000)).toBe(true);
+      if (!js.ok) return;
+      const { query: _q, selectorKey: _k, ...rest } = l.event;
+      expect(rest, text.slice(0, 2000)).toEqual(js.value);
+      if (rest.returnedItems !== null) returned++;
+      if (rest.remainingItems !== null) remaining++;
+    });
+    // most lines have bodies, and the engine reads them (it declined every one before)
+    expect(accepted).toBeGreaterThan(60);
+    expect(returned).toBeGreaterThan(30);
+    expect(remaining).toBeGreaterThan(3);
+  });
+
   it('the bench-style line: every field', () => {
     const line = readFileSync(join(ROOT, 'fixtures/wrapped/audit.log'), 'utf8').split('\n')[8]!;
     const buf = Buffer.from(line + '\n');
@@ -108,5 +141,95 @@ describe('line by line: the engine event is the normalised event', () => {
     engine!.readLines(buf, 0, buf.length, 1 << 20, 0, (l) => seen.push(l.event));
     const js = normalizeAuditEvent(JSON.parse(line), () => 'x');
     expect(js.ok && seen[0]).toMatchObject(js.ok ? { ...js.value } : {});
+  });
+});
+
+// Hand-written RequestResponse lines and what each gives: read by the engine with these item counts (which must
+// also be normalizeAuditEvent's), or left to the JavaScript path. Before the engine read bodies, it left all.
+describe('bodies: known answers', () => {
+  const { engine } = loadEngine();
+  const POD_REF = '{"resource":"pods","apiVersion":"v1"}';
+  const line = (bodies: string, ref = POD_REF): string =>
+    '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"RequestResponse","auditID":"k1","stage":"ResponseComplete",' +
+    '"requestURI":"/api/v1/pods?limit=500","verb":"list","user":{"username":"alice","groups":["system:authenticated"]},' +
+    `"sourceIPs":["10.0.0.1"],"userAgent":"kubectl/v1.29.4","objectRef":${ref},"responseStatus":{"metadata":{},"code":200},` +
+    `${bodies},"requestReceivedTimestamp":"2026-11-30T10:00:00.000000Z","stageTimestamp":"2026-11-30T10:00:00.100000Z"}`;
+  const resp = (body: string): string => line(`"responseObject":${body}`);
+  const LEASE = (ns: string, name: string): string => `{"resource":"leases","namespace":"${ns}","name":"${name}","apiGroup":"coordination.k8s.io","apiVersion":"v1"}`;
+  type Want = { returnedItems: number | null; remainingItems: number | null } | 'declined';
+  const cases: [string, string, Want][] = [
+    ['a PodList', resp('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[{"a":1},{"b":[1,{"c":"]}"}]},{}]}'), { returnedItems: 3, remainingItems: null }],
+    ['a page with remainingItemCount and continue', resp('{"metadata":{"resourceVersion":"5","continue":"eyJ2IjoxfQ","remainingItemCount":4321},"items":[{},{}]}'), { returnedItems: 2, remainingItems: 4321 }],
+    ['remainingItemCount 0, metadata after items', resp('{"items":[],"metadata":{"remainingItemCount":0}}'), { returnedItems: 0, remainingItems: 0 }],
+    ['a 15-digit remainingItemCount', resp('{"items":[1],"metadata":{"remainingItemCount":123456789012345}}'), { returnedItems: 1, remainingItems: 123456789012345 }],
+    ["AKS's skipped-too-big-size-object", resp('"skipped-too-big-size-object"'), { returnedItems: null, remainingItems: null }],
+    ['responseObject null', resp('null'), { returnedItems: null, remainingItems: null }],
+    ['responseObject an array', resp('[{"items":[1]}]'), { returnedItems: null, remainingItems: null }],
+    ['items null', resp('{"items":null,"metadata":{"remainingItemCount":2}}'), { returnedItems: null, remainingItems: 2 }],
+    ['items an object', resp('{"items":{"0":1,"length":1}}'), { returnedItems: null, remainingItems: null }],
+    ['remainingItemCount a string', resp('{"items":[{}],"metadata":{"remainingItemCount":"5"}}'), { returnedItems: 1, remainingItems: null }],
+    ['remainingItemCount null', resp('{"items":[{}],"metadata":{"remainingItemCount":null}}'), { returnedItems: 1, remainingItems: null }],
+    ['metadata an array', resp('{"items":[{}],"metadata":[{"remainingItemCount":5}]}'), { returnedItems: 1, remainingItems: null }],
+    ['nested items and counts do not count', resp('{"metadata":{"annotations":{"remainingItemCount":9},"x":{"remainingItemCount":8}},"spec":{"items":[1,2]},"items":[{"items":[1,2,3]},{"metadata":{"remainingItemCount":7}}]}'), { returnedItems: 2, remainingItems: null }],
+    ['items twice: the last wins', resp('{"items":[1,2,3],"kind":"PodList","items":[1]}'), { returnedItems: 1, remainingItems: null }],
+    ['items twice, the last null', resp('{"items":[1,2,3],"items":null}'), { returnedItems: null, remainingItems: null }],
+    ['metadata twice: the last wins whole', resp('{"metadata":{"remainingItemCount":5},"items":[],"metadata":{"resourceVersion":"1"}}'), { returnedItems: 0, remainingItems: null }],
+    ['remainingItemCount twice', resp('{"metadata":{"remainingItemCount":5,"remainingItemCount":6}}'), { returnedItems: null, remainingItems: 6 }],
+    ['two responseObjects: the last wins', line('"responseObject":{"items":[1,2],"metadata":{"remainingItemCount":1}},"responseObject":{"items":[3]}'), { returnedItems: 1, remainingItems: null }],
+    ['escapes, quotes, backslashes and non-ASCII in the items', resp('{"items":["a\\"]b","c\\\\","\\u00fc😀ñ",{"k\\"ey}":"\\\\\\"}"},"\\ud83d\\ude00\\/\\b\\f\\n\\r\\t"]}'), { returnedItems: 5, remainingItems: null }],
+    ['spaces between the tokens', resp('{ "items" : [ 1 , { "a" : [ ] } , "x" ] , "metadata" : { "remainingItemCount" : 3 } }'), { returnedItems: 3, remainingItems: 3 }],
+    ['a write: request and response bodies', line('"requestObject":{"kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"{\\"x\\":\\"\\u003cy\\u003e\\"}"}},"responseObject":{"kind":"ConfigMap","metadata":{"name":"c","resourceVersion":"9"}}'), { returnedItems: null, remainingItems: null }],
+    ['a patch body (an array) with a spec elsewhere', line('"requestObject":[{"op":"replace","path":"/spec/expirationSeconds","value":3}],"responseObject":{"spec":{"replicas":3}}'), { returnedItems: null, remainingItems: null }],
+    ['a node lease with its holder', line('"requestObject":{"spec":{"holderIdentity":"n1"}},"responseObject":{"spec":{"holderIdentity":"n1"}}', LEASE('kube-node-lease', 'n1')), { returnedItems: null, remainingItems: null }],
+    ['an apiserver identity lease without a holder', line('"requestObject":{"spec":{"leaseDurationSeconds":3600}}', LEASE('kube-system', 'apiserver-abc')), { returnedItems: null, remainingItems: null }],
+    ['a 700 KB list', resp(JSON.stringify(podList(600, 17))), { returnedItems: 600, remainingItems: 17 }],
+    // left to the JavaScript path
+    ['an apiserver identity lease with its holder (leaseHolder)', line('"requestObject":{"spec":{"holderIdentity":"apiserver-abc_1"}}', LEASE('kube-system', 'apiserver-abc')), 'declined'],
+    ['a TokenRequest (tokenExpirationSeconds)', line('"requestObject":{"kind":"TokenRequest","spec":{"audiences":["x"],"expirationSeconds":3607}}'), 'declined'],
+    ['a TokenRequest response', resp('{"kind":"TokenRequest","spec":{"expirationSeconds":3600},"status":{"token":"eyJ"}}'), 'declined'],
+    ['a negative remainingItemCount', resp('{"metadata":{"remainingItemCount":-1}}'), 'declined'],
+    ['a fractional remainingItemCount', resp('{"metadata":{"remainingItemCount":1.5}}'), 'declined'],
+    ['a 16-digit remainingItemCount', resp('{"metadata":{"remainingItemCount":1234567890123456}}'), 'declined'],
+    ['an escaped items name', resp('{"it\\u0065ms":[1]}'), 'declined'],
+    ['a lone surrogate in a body (JavaScript keeps it)', resp('{"items":["\\ud800"]}'), 'declined'],
+    ['a body nested 1,100 deep', resp(`{"items":[],"x":${'['.repeat(1100)}${']'.repeat(1100)}}`), 'declined'],
+    // not JSON: JSON.parse throws, and the engine must not read them
+    ['mismatched brackets', resp('{"items":[1,2}}'), 'declined'],
+    ['a trailing comma', resp('{"items":[1,2,]}'), 'declined'],
+    ['a raw tab in a string', resp('{"items":["a\tb"]}'), 'declined'],
+    ['a bad escape', resp('{"items":["\\x"]}'), 'declined'],
+    ['a leading zero', resp('{"items":[01]}'), 'declined'],
+    ['a line cut inside its body', resp('{"items":[{"a":"b"},{"c":"d"}]}').split('"c"')[0]!, 'declined'],
+  ];
+  it.each(cases)('%s', (_name, text, want) => {
+    const buf = Buffer.from(text + '\n');
+    const seen: (AuditEvent | null)[] = [];
+    engine!.readLines(buf, 0, buf.length, 1 << 20, 0, (l) => seen.push(l.event));
+    expect(seen.length).toBe(1);
+    if (want === 'declined') {
+      expect(seen[0]).toBeNull();
+      return;
+    }
+    // the known answer is normalizeAuditEvent's, and the engine reads the line and gives the same event
+    const js = normalizeAuditEvent(JSON.parse(text), () => 'missing');
+    expect(js.ok && { returnedItems: js.value.returnedItems, remainingItems: js.value.remainingItems }).toEqual(want);
+    expect(seen[0], 'the engine reads this line').not.toBeNull();
+    const { query: _q, selectorKey: _k, ...rest } = seen[0]!;
+    expect(rest).toEqual(js.ok ? js.value : null);
+  });
+
+  it('reads bodies on the SIMD and the scalar build alike', () => {
+    // the scalar build (no SIMD string scan: the fallback where SIMD is missing) gives the same events
+    const mod = new WebAssembly.Module(readFileSync(join(ROOT, 'dist/engine/engine.wasm')));
+    const scalar = new LineEngine(new WebAssembly.Instance(mod, {}).exports as ConstructorParameters<typeof LineEngine>[0]);
+    const buf = bodyLines(3);
+    const a: unknown[] = [];
+    const b: unknown[] = [];
+    // (selectorKey names interned strings: the shared engine has interned others before)
+    const drop = (e: AuditEvent | null): unknown => (e === null ? null : { ...e, selectorKey: undefined });
+    engine!.readLines(buf, 0, buf.length, 1 << 20, 0, (l) => a.push(drop(l.event)));
+    scalar.readLines(buf, 0, buf.length, 1 << 20, 0, (l) => b.push(drop(l.event)));
+    expect(b).toEqual(a);
+    expect(a.filter((e) => e !== null).length).toBeGreaterThan(60);
   });
 });

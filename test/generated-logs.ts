@@ -169,3 +169,159 @@ export function escapeLines(seed: number): Buffer {
   }
   return Buffer.concat([r() < 0.5 ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), ...out]);
 }
+
+/** A pod as a list returns it, ~1 KB: labels, an annotation holding JSON (Go escapes its <, > and &), containers
+ * with quotes and backslashes in their args, raw and escaped non-ASCII, and a configMap volume's own `items`
+ * (nested: not the list's). */
+export function podBody(i: number, node: string): Record<string, unknown> {
+  return {
+    metadata: {
+      name: `web-5d8f7c-${i}`,
+      namespace: 'shop',
+      uid: `0b7c${(i * 2654435761 >>> 0).toString(16).padStart(8, '0')}-1111-4000-8000-000000000000`,
+      resourceVersion: String(100000 + i),
+      labels: { app: 'web', 'pod-template-hash': '5d8f7c' },
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"kind":"Pod","spec":{"a":"<b>&c"}}\n' },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d8f7c', controller: true, blockOwnerDeletion: true }],
+    },
+    spec: {
+      nodeName: node,
+      containers: [{ name: 'web', image: 'nginx:1.25', args: ['--msg="hi"', 'C:\\tmp\\x', 'ünï 😀'], resources: { requests: { cpu: '100m' } }, ports: [{ containerPort: 8080, protocol: 'TCP' }] }],
+      volumes: [{ name: 'cfg', configMap: { name: 'web', items: [{ key: 'a', path: 'a' }, { key: 'b', path: 'b' }] } }],
+      tolerations: [],
+      priority: 0,
+      enableServiceLinks: true,
+    },
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: '2026-11-30T09:00:00Z' }], podIP: `10.1.${i >> 8 & 255}.${i & 255}`, qosClass: 'Burstable', startTime: '2026-11-30T09:00:00Z', restartCount: i % 3, ratio: 0.5e-3 },
+  };
+}
+
+/** A PodList response body: `n` pods, its resourceVersion, and a continue token and remainingItemCount when
+ * `remaining` is given. */
+export function podList(n: number, remaining: unknown = undefined, node = 'n1'): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { resourceVersion: '123456' };
+  if (remaining !== undefined) {
+    metadata.continue = 'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTIzNDU2LCJzdGFydCI6IndlYi01ZDhmN2MtOVx1MDAwMCJ9';
+    metadata.remainingItemCount = remaining;
+  }
+  return { kind: 'PodList', apiVersion: 'v1', metadata, items: Array.from({ length: n }, (_, i) => podBody(i, node)) };
+}
+
+/** RequestResponse-level audit lines with request and response bodies at the edges of the engine's body reader:
+ * lists with and without remainingItemCount, `items` that is null or not an array, nested `items`, AKS's
+ * "skipped-too-big-size-object", odd remainingItemCount values, duplicate names (JSON.parse keeps the last),
+ * escaped names, escapes and non-ASCII in bodies, TokenRequests, CSRs and apiserver identity leases (whose
+ * bodies the engine leaves to JavaScript), invalid bodies, deep bodies, and lines of hundreds of KB. */
+export function bodyLines(seed: number): Buffer {
+  const r = mulberry32(1000 + seed);
+  const pick = <T,>(a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
+  const out: string[] = [];
+  const n = 120;
+  for (let i = 0; i < n; i++) {
+    const kind = Math.floor(r() * 34);
+    const listing = kind < 20;
+    const node = `n${Math.floor(r() * 4)}`;
+    const e: Record<string, unknown> = {
+      kind: 'Event',
+      apiVersion: 'audit.k8s.io/v1',
+      level: 'RequestResponse',
+      auditID: `b${seed}-${i}`,
+      stage: r() < 0.9 ? 'ResponseComplete' : 'ResponseStarted',
+      requestURI: listing ? pick(['/api/v1/pods?limit=500', `/api/v1/pods?fieldSelector=spec.nodeName%3D${node}`, '/api/v1/namespaces/shop/pods?limit=50&continue=abc', '/api/v1/namespaces/shop/pods']) : '/api/v1/namespaces/shop/pods/web-1',
+      verb: listing ? 'list' : pick(['get', 'update', 'patch', 'create']),
+      user: { username: pick(['system:serviceaccount:kube-system:vector', `system:node:${node}`, 'alice']), groups: ['system:authenticated'] },
+      sourceIPs: ['10.0.0.1'],
+      userAgent: pick(['vector/0.34.1', 'kubectl/v1.29.4 (linux/amd64) kubernetes/55cb3b7']),
+      objectRef: { resource: 'pods', namespace: 'shop', apiVersion: 'v1' },
+      responseStatus: { metadata: {}, code: 200 },
+      requestObject: undefined as unknown,
+      responseObject: undefined as unknown,
+      requestReceivedTimestamp: '2026-11-30T10:00:00.123456Z',
+      stageTimestamp: '2026-11-30T10:00:00.223456Z',
+      annotations: { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "x" of ClusterRole "y" to Group "z"' },
+    };
+    const items = Math.floor(r() * 12);
+    // the response (lists) or the request and response (single objects)
+    if (kind < 8) e.responseObject = podList(items);
+    else if (kind < 12) e.responseObject = podList(items, pick([0, 1, 4321, 123456789012345, 1234567890123456, -3, 1.5, 1e3, '7', null, true, {}, [1]]));
+    else if (kind === 12) e.responseObject = pick(['skipped-too-big-size-object', null, [1, 2], 3, true]);
+    else if (kind === 13) e.responseObject = { kind: 'PodList', metadata: pick([null, [], 'x', { remainingItemCount: 2 }]), items: pick([null, {}, 'items', 0, [null, [], {}]]) };
+    else if (kind === 14) e.responseObject = { kind: 'PodList', metadata: { annotations: { remainingItemCount: 9 }, resourceVersion: '1' }, spec: { items: [1, 2] }, status: { items: [1] } };
+    else if (kind === 15) e.responseObject = { metadata: { resourceVersion: '9' } }; // no items
+    else if (kind === 16) {
+      // a long list: hundreds of KB, now and then close to the engine's 1 MB
+      e.responseObject = podList(r() < 0.25 ? 650 : 60 + Math.floor(r() * 200), r() < 0.5 ? 500 + i : undefined);
+    } else if (kind === 17) e.responseObject = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'pods "x" is forbidden: "\\u0026"', reason: 'Forbidden', code: 403 };
+    else if (kind === 18) e.responseObject = podList(items, 3, 'ñ-😀'); // non-ASCII
+    else if (kind === 19) e.responseObject = { items: [{ items: [1, 2, 3] }, { metadata: { remainingItemCount: 4 } }], metadata: { resourceVersion: '1', remainingItemCount: 0 } };
+    else if (kind < 24) {
+      // writes: the request body, and the object back
+      e.requestObject = kind === 20 ? { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'cm', namespace: 'shop' }, data: { 'app.json': '{"x":"<y>","z":"a\\\\b"}', empty: '' } } : kind === 21 ? { metadata: { labels: { a: 'b' } }, status: { conditions: [{ type: 'Ready', status: 'False' }] } } : kind === 22 ? { apiVersion: 'v1', kind: 'Pod', spec: { nodeName: node, containers: [] } } : [{ op: 'replace', path: '/spec/replicas', value: 3 }];
+      e.responseObject = kind === 23 ? { kind: 'Scale', spec: { replicas: 3 }, status: { replicas: 3 } } : podBody(i, node);
+    } else if (kind === 24) {
+      // a TokenRequest (tokenExpirationSeconds): declined
+      e.requestURI = '/api/v1/namespaces/shop/serviceaccounts/default/token';
+      e.verb = 'create';
+      e.objectRef = { resource: 'serviceaccounts', namespace: 'shop', name: 'default', subresource: 'token', apiVersion: 'v1' };
+      e.requestObject = { kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null }, spec: { audiences: ['https://kubernetes.default.svc'], expirationSeconds: pick([3607, 600, 0, -1, '3600', null]), boundObjectRef: { kind: 'Pod', name: 'web-1' } }, status: { token: '', expirationTimestamp: null } };
+      e.responseObject = r() < 0.5 ? { kind: 'TokenRequest', spec: { audiences: ['x'], expirationSeconds: 3600 }, status: { token: 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln', expirationTimestamp: '2026-11-30T11:00:00Z' } } : undefined;
+    } else if (kind === 25) {
+      // a CSR also has spec.expirationSeconds: declined
+      e.requestObject = { kind: 'CertificateSigningRequest', spec: { signerName: 'kubernetes.io/kube-apiserver-client', expirationSeconds: 86400, request: 'LS0t', usages: ['client auth'] } };
+      e.verb = 'create';
+      e.objectRef = { resource: 'certificatesigningrequests', name: 'csr-1', apiGroup: 'certificates.k8s.io', apiVersion: 'v1' };
+      e.requestURI = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
+    } else if (kind < 28) {
+      // an apiserver identity lease with its holder (leaseHolder): declined; a node lease: read
+      const identity = kind === 26;
+      const name = identity ? pick(['apiserver-abc', 'kube-apiserver-x1']) : `node-${node}`;
+      const ns = identity ? 'kube-system' : 'kube-node-lease';
+      e.verb = 'update';
+      e.requestURI = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${name}`;
+      e.objectRef = { resource: 'leases', namespace: ns, name, apiGroup: 'coordination.k8s.io', apiVersion: 'v1' };
+      e.requestObject = { kind: 'Lease', metadata: { name, namespace: ns }, spec: { holderIdentity: pick([`${name}_0b7c`, null, 5]), leaseDurationSeconds: 3600, renewTime: '2026-11-30T10:00:00.000000Z' } };
+      e.responseObject = { kind: 'Lease', metadata: { name, resourceVersion: '77' }, spec: { holderIdentity: `${name}_0b7c` } };
+    } else if (kind === 28) {
+      // a body nested deeper than the engine reads (declined), or just deep enough
+      const d = r() < 0.5 ? 1100 : 900;
+      e.responseObject = { metadata: { remainingItemCount: 1 }, items: [], deep: JSON.parse('['.repeat(d) + ']'.repeat(d)) };
+    } else e.responseObject = podList(items, r() < 0.5 ? 8 : undefined);
+    let text = r() < 0.5 ? goJson(e) : JSON.stringify(e);
+    // textual edits, one line in two: duplicates, escaped names, spacing, invalid JSON inside the bodies
+    const edit = r();
+    if (edit < 0.5 && text.includes('"responseObject":{')) {
+      const k = Math.floor(r() * 22);
+      const ro = '"responseObject":{';
+      if (k === 0) text = text.replace(ro, `${ro}"items":[1,2,3,4,5,6,7],`); // a duplicate items: the last wins
+      else if (k === 1) text = text.replace(ro, `${ro}"metadata":{"remainingItemCount":77},`); // a duplicate metadata: the last wins
+      else if (k === 2) text = text.replace('},"requestReceivedTimestamp"', `,"items":${pick(['null', '[{},{}]'])}},"requestReceivedTimestamp"`); // a later items
+      else if (k === 3) text = text.replace('"remainingItemCount":', '"remainingItemCount":5,"remainingItemCount":');
+      else if (k === 4) text = text.replace('"requestReceivedTimestamp"', '"responseObject":{"items":[{}],"metadata":{"remainingItemCount":3}},"requestReceivedTimestamp"'); // a second body
+      else if (k === 5) text = text.replace(`${ro}`, `${ro}"it\\u0065ms":[1],`); // an escaped name where items is looked for: declined
+      else if (k === 6) text = text.replace('"remainingItemCount"', '"remaining\\u0049temCount"');
+      else if (k === 7) text = text.replace('"labels":{', '"labels":{"esc\\"aped\\\\key\\u0026":"v\\"al\\\\ue\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00",');
+      else if (k === 8) text = text.replace(/,"/g, ', "').replace(/":/g, '" :\t');
+      else if (k === 9) text = text.replace('"labels":{', '"labels":{"x":"\\ud800",'); // a lone surrogate: JavaScript keeps it
+      else if (k === 10) text = text.replace('"labels":{', '"labels":{"x":[1,2},'); // mismatched brackets
+      else if (k === 11) text = text.replace('"labels":{', '"labels":{"x":1,}'); // a trailing comma
+      else if (k === 12) text = text.replace('"labels":{', '"labels":{"x":NaN,');
+      else if (k === 13) text = text.replace('"labels":{', '"labels":{"x":"tab\there",'); // a raw control byte
+      else if (k === 14) text = text.replace('"labels":{', '"labels":{"x":01,');
+      else if (k === 15) text = text.replace('"labels":{', "\"labels\":{'x':1,");
+      else if (k === 16) text = text.replace('"items":[', '"items":[ \t'); // spaces inside items
+      else if (k === 17) text = text.slice(0, text.indexOf(ro) + Math.floor(r() * (text.length - text.indexOf(ro)))); // cut inside the body
+      else if (k === 18) text = text.replace('"items":[', '"items":[-0.0e+5,true,false,"\\"]",');
+      else if (k === 19) text = text.replace('"labels":{', '"labels":{"x":"\\x",'); // a bad escape
+      else if (k === 20) text = text.replace('"items":[', '"items" : [ ');
+      else text = text.replace('"labels":{', '"labels":{"x":-,');
+    }
+    let b = Buffer.from(text);
+    if (r() < 0.03) {
+      // an invalid UTF-8 byte inside the body: the JavaScript path repairs it
+      const at = b.indexOf('"responseObject"');
+      if (at > 0) b = Buffer.concat([b.subarray(0, at + 40), Buffer.from([0xff]), b.subarray(at + 40)]);
+    }
+    out.push(b.toString('latin1'));
+  }
+  return Buffer.from(out.join('\n') + '\n', 'latin1');
+}
