@@ -1132,7 +1132,7 @@ function readAnnotations(): void {
 //
 // requestObject and responseObject (RequestResponse and Request levels) are most of the bytes of the lines that
 // have them. They are skipped, validated as JSON.parse would take them (so a line the engine reads is one JSON.parse
-// reads), and nothing in them is unescaped or interned; normalizeAuditEvent (src/model/audit-event.ts) reads only
+// reads), and nothing in them is unescaped or interned; normalizeAuditEvent (src/decode/audit-event.ts) reads only
 // this from them, and so does the engine:
 //   responseObject.items, when an array: its length (returnedItems);
 //   responseObject.metadata.remainingItemCount, when a number (remainingItems);
