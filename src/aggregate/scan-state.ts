@@ -16,8 +16,8 @@ import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
 import { implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
 import { fingerprintAdd, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
-import type { LineEngine } from '../engine/engine.js';
-import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, type SpacingHistogram } from './gaps.js';
+import type { LineEngine } from '../decode/engine/engine.js';
+import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
 
 /** Counts for one input (file or stdin). The JSON contract's inputs[] is built from this. */
 export interface InputStats extends DecodeCounts {
@@ -108,6 +108,8 @@ export interface Counters {
   /** etcd lines the filters left out (--since/--until, --resource/--namespace) */
   etcdFilteredOut: number;
   pendingEvicted: number;
+  /** segments whose first events could not all be measured again at reconcile (replayHead) */
+  timingInexact: number;
   byVerb: Map<string, number>;
   tokenRequests: number;
 }
@@ -135,6 +137,9 @@ interface Segment {
   lastT: number | null;
   gaps: Array<[number, number]>;
   spacing: SpacingHistogram;
+  /** its first HEAD_TIMES event times: its spacing and gaps are measured from its own first event, and
+   * reconcile() measures these again from the latest time before the segment (replayHead) */
+  headTimes: number[];
   /** restart signs besides gaps: the apiserver identity lease created or taken over, [time, what] */
   signs: Array<[number, string]>;
   /** identity lease name → holders seen in this segment */
@@ -154,7 +159,12 @@ export interface StreamTiming {
   gaps: Array<[number, number]>;
   spacing: SpacingHistogram;
   events: number;
+  /** the first HEAD_TIMES event times, for replayHead() */
+  headTimes?: number[];
 }
+
+/** Event times a segment keeps from its start, so that reconcile() can measure them as one thread does. */
+export const HEAD_TIMES = 4096;
 
 /** The holders of one apiserver identity lease within a segment (Request-level audit shows them). */
 interface LeaseHolders {
@@ -303,6 +313,9 @@ export interface SegmentResult {
     gaps: Array<[number, number]>;
     fromBefore: boolean;
     spacing: SpacingHistogram;
+    /** the segment's first event times (absent in parts written before them: then `fromBefore` says how its
+     * gaps were measured) */
+    headTimes?: number[];
     signs: Array<[number, string]>;
     leases: Map<string, LeaseHolders>;
     /** per apiserver a wrapper named: its own event times; and the records past the cap */
@@ -434,7 +447,7 @@ export class ScanState {
   readonly clusterNodes = new Set<string>();
   /** resource key → most objects seen in one unfiltered, complete list response (RequestResponse level). */
   readonly fullListObjects = new Map<string, number>();
-  readonly counters: Counters = { requests: 0, filteredOut: 0, etcdFilteredOut: 0, pendingEvicted: 0, byVerb: new Map(), tokenRequests: 0 };
+  readonly counters: Counters = { requests: 0, filteredOut: 0, etcdFilteredOut: 0, pendingEvicted: 0, timingInexact: 0, byVerb: new Map(), tokenRequests: 0 };
   /** time: every counted request, TokenRequests, lists per resource, and per input lists and watch ends */
   readonly time: TimeState;
   readonly userAgents = new Map<string, number>();
@@ -549,11 +562,12 @@ export class ScanState {
       recentPos: 0,
       head: new Map(),
       firstT: null,
-      // Gaps are measured from the running latest time, as on one thread: across the cut, from the latest time
-      // before it (an old line at the start of the segment must not open a gap the whole input does not have).
-      lastT: beforeMs,
+      // Gaps and spacing are measured from the segment's own first event; reconcile() measures its first events
+      // again from the latest time before the cut, which only it knows exactly (beforeMs is a look-behind's guess).
+      lastT: null,
       gaps: [],
       spacing: newSpacingHistogram(),
+      headTimes: [],
       signs: [],
       leases: new Map(),
       decode: newDecodeSegment(),
@@ -569,6 +583,10 @@ export class ScanState {
   endSegment(withTail = true): SegmentResult {
     const g = this.cur();
     this.decoder.endSegment();
+    // An engine event's selectorKey names strings of the engine that read it; the events counted at reconcile()
+    // may come from another thread's engine, so they are described from their selectors.
+    for (const e of g.head.values()) delete e.selectorKey;
+    for (const e of g.pending.values()) delete e.selectorKey;
     const edges = g.etcd.endSegment();
     this.etcd.merge(g.etcd);
     this.segment = null;
@@ -577,7 +595,7 @@ export class ScanState {
       const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
       if (id !== undefined) tail.push(id);
     }
-    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: keepLongest(g.gaps), fromBefore: g.beforeMs !== null, spacing: g.spacing, signs: g.signs, leases: g.leases, streams: new Map([...g.streams].map(([k, st]) => [k, { ...st, gaps: keepLongest(st.gaps) }])), namedOverflow: g.namedOverflow } };
+    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: keepLongest(g.gaps), fromBefore: false, spacing: g.spacing, headTimes: g.headTimes, signs: g.signs, leases: g.leases, streams: new Map([...g.streams].map(([k, st]) => [k, { ...st, gaps: keepLongest(st.gaps) }])), namedOverflow: g.namedOverflow } };
   }
 
   /** Adds a finished segment to the scan. Call in input order, segment by segment. */
@@ -610,13 +628,16 @@ export class ScanState {
     const gaps = this.time.inputGaps.get(idx) ?? [];
     const spacing = this.time.inputSpacing.get(idx) ?? newSpacingHistogram();
     const prev = this.inputLastT.get(idx);
-    if (!r.timing.fromBefore && prev !== undefined && r.timing.firstT !== null) {
-      const inc = r.timing.firstT - prev;
-      addSpacing(spacing, inc > 0 ? inc : 0);
-      if (inc >= candidateMinMs(this.timeOptions.gapMs)) gaps.push([prev, r.timing.firstT]);
-    }
+    const minGap = candidateMinMs(this.timeOptions.gapMs);
     for (const gp of r.timing.gaps) gaps.push(gp);
     mergeSpacing(spacing, r.timing.spacing);
+    if (prev !== undefined && r.timing.headTimes !== undefined) {
+      if (!replayHead(prev, r.timing.headTimes, spacing, gaps, minGap)) this.counters.timingInexact++;
+    } else if (!r.timing.fromBefore && prev !== undefined && r.timing.firstT !== null) {
+      const inc = r.timing.firstT - prev;
+      addSpacing(spacing, inc > 0 ? inc : 0);
+      if (inc >= minGap) gaps.push([prev, r.timing.firstT]);
+    }
     this.time.inputSpacing.set(idx, spacing);
     if (gaps.length > 0) this.time.inputGaps.set(idx, keepLongest(gaps));
     if (r.timing.lastT !== null) this.inputLastT.set(idx, Math.max(prev ?? -Infinity, r.timing.lastT));
@@ -658,16 +679,23 @@ export class ScanState {
       const gaps = t.streamGaps.get(key) ?? [];
       const spacing = t.streamSpacing.get(key) ?? newSpacingHistogram();
       const min = candidateMinMs(this.timeOptions.gapMs);
-      if (prev !== undefined) {
-        const inc = st.firstT - prev;
-        addSpacing(spacing, inc > 0 ? inc : 0);
-        if (inc >= min) gaps.push([prev, st.firstT]);
+      if (prev !== undefined && st.headTimes !== undefined) {
+        for (const gp of st.gaps) gaps.push(gp);
+        mergeSpacing(spacing, st.spacing);
+        if (!replayHead(prev, st.headTimes, spacing, gaps, min)) this.counters.timingInexact++;
+      } else {
+        // a part written before headTimes: its gaps were measured from its own first event
+        if (prev !== undefined) {
+          const inc = st.firstT - prev;
+          addSpacing(spacing, inc > 0 ? inc : 0);
+          if (inc >= min) gaps.push([prev, st.firstT]);
+        }
+        for (const [a, b] of st.gaps) {
+          if (prev === undefined || a >= prev) gaps.push([a, b]);
+          else if (b - prev >= min) gaps.push([prev, b]);
+        }
+        mergeSpacing(spacing, st.spacing);
       }
-      for (const [a, b] of st.gaps) {
-        if (prev === undefined || a >= prev) gaps.push([a, b]);
-        else if (b - prev >= min) gaps.push([prev, b]);
-      }
-      mergeSpacing(spacing, st.spacing);
       t.streamSpacing.set(key, spacing);
       if (gaps.length > 0) t.streamGaps.set(key, keepLongest(gaps));
       t.streamSpan.set(key, span === undefined ? [st.firstT, st.lastT] : [Math.min(span[0], st.firstT), Math.max(span[1], st.lastT)]);
@@ -874,6 +902,7 @@ export class ScanState {
       if (w !== undefined) this.seriesIn(t.streamWatchEnds as Map<string | number, TimeSeries>, k).merge(w);
     }
     this.counters.pendingEvicted += o.counters.pendingEvicted;
+    this.counters.timingInexact += o.counters.timingInexact ?? 0;
     this.counters.tokenRequests += o.counters.tokenRequests;
     for (const [k, n] of o.counters.byVerb) bump(this.counters.byVerb, k, n);
     for (const [k, n] of o.userAgents) if (this.userAgents.size < 100_000 || this.userAgents.has(k)) bump(this.userAgents, k, n);
@@ -1054,7 +1083,7 @@ export class ScanState {
   }
   private readonly selectorMemo = new Map<number, SelectorInfo>();
 
-  /** The compiled line engine this state's lines are read with, or null (src/engine/engine.ts). */
+  /** The compiled line engine this state's lines are read with, or null (src/decode/engine/engine.ts). */
   engine: LineEngine | null = null;
 
   /** Accounts one physical line the engine read as an audit event: the same counts as addLine() gives it. */
@@ -1089,6 +1118,7 @@ export class ScanState {
       sketchAdd(g.input.sketch, t);
       if (g.startMs === null) g.startMs = t;
       const minGap = candidateMinMs(this.timeOptions.gapMs);
+      if (g.headTimes.length < HEAD_TIMES) g.headTimes.push(t);
       timeStep(g, t, minGap);
       if (e.apiserver !== undefined) this.streamTime(g, e.apiserver, t, minGap);
     }
@@ -1121,8 +1151,9 @@ export class ScanState {
   /** An event time of an apiserver a wrapper named, for gaps in its own stream (as addAuditEvent's per input). */
   private streamTime(g: Segment, name: string, t: number, minGap: number): void {
     let st = g.streams.get(name);
-    if (st === undefined) g.streams.set(name, (st = { firstT: null, lastT: null, gaps: [], spacing: newSpacingHistogram(), events: 0 }));
+    if (st === undefined) g.streams.set(name, (st = { firstT: null, lastT: null, gaps: [], spacing: newSpacingHistogram(), events: 0, headTimes: [] }));
     st.events++;
+    if (st.headTimes!.length < HEAD_TIMES) st.headTimes!.push(t);
     timeStep(st, t, minGap);
   }
 
@@ -1326,6 +1357,33 @@ function timeStep(s: { firstT: number | null; lastT: number | null; gaps: Array<
     if (inc >= minGapMs) pushGap(s.gaps, s.lastT, t);
   }
   if (s.lastT === null || t > s.lastT) s.lastT = t;
+}
+
+/** Measures a segment's first event times again as one thread does, whose latest time at the cut was `prev`:
+ * the segment measured its spacing and gaps from its own first event (it could not know `prev`), so each of its
+ * first events is taken out of `spacing` and `gaps` as the segment measured it and put back as one thread would.
+ * Once the segment's own latest time reaches `prev`, both measure alike and the replay stops. Returns false when
+ * the kept times ran out first (more than HEAD_TIMES events older than the cut at a segment's start). */
+export function replayHead(prev: number, head: readonly number[], spacing: SpacingHistogram, gaps: Array<[number, number]>, minGapMs: number): boolean {
+  let own: number | null = null;
+  let latest = prev;
+  for (const t of head) {
+    if (own !== null && own >= latest) return true;
+    if (own !== null) {
+      const inc = t - own;
+      spacing[spacingBin(inc > 0 ? inc : 0)]!--;
+      if (inc >= minGapMs) {
+        const i = gaps.findIndex(([a, b]) => a === own && b === t);
+        if (i >= 0) gaps.splice(i, 1);
+      }
+    }
+    const inc = t - latest;
+    addSpacing(spacing, inc > 0 ? inc : 0);
+    if (inc >= minGapMs) gaps.push([latest, t]);
+    if (own === null || t > own) own = t;
+    if (t > latest) latest = t;
+  }
+  return own === null || own >= latest || head.length < HEAD_TIMES;
 }
 
 /** What etcd being slow without a read looked like, per kind. */
