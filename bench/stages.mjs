@@ -24,7 +24,7 @@ if (process.argv[2] === '--stage') {
   const [, , , stage, file] = process.argv;
   const { ScanState } = await import(pathToFileURL(join(dist, 'aggregate', 'scan-state.js')).href);
   const { normalizeAuditEvent } = await import(pathToFileURL(join(dist, 'decode', 'audit-event.js')).href);
-  const { loadEngine } = await import(pathToFileURL(join(dist, 'engine', 'engine.js')).href);
+  const { loadEngine } = await import(pathToFileURL(join(dist, 'decode', 'engine', 'engine.js')).href);
   const { buildReport } = await import(pathToFileURL(join(dist, 'analyze', 'report.js')).href);
   const engine = stage === 'wasm' || stage === 'engine' || stage === 'engineAdd' || stage === 'analyze' ? loadEngine().engine : null;
   const buf = readFileSync(file);

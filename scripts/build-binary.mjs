@@ -21,7 +21,7 @@ const WORK = join(OUT, '.sea');
 const NAME = `audit-scan-${process.platform}-${process.arch}`;
 const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 
-for (const f of ['dist/cli/main.js', 'dist/parallel/worker.js', 'dist/engine/engine.wasm', 'dist/engine/engine-simd.wasm']) {
+for (const f of ['dist/cli/main.js', 'dist/parallel/worker.js', 'dist/decode/engine/engine.wasm', 'dist/decode/engine/engine-simd.wasm']) {
   if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run npm run build first`);
 }
 rmSync(WORK, { recursive: true, force: true });
@@ -65,8 +65,8 @@ const config = {
   // V8's code cache for the bundle: the binary starts faster (README "Install" gives the figures)
   useCodeCache: true,
   assets: {
-    'engine.wasm': join(ROOT, 'dist/engine/engine.wasm'),
-    'engine-simd.wasm': join(ROOT, 'dist/engine/engine-simd.wasm'),
+    'engine.wasm': join(ROOT, 'dist/decode/engine/engine.wasm'),
+    'engine-simd.wasm': join(ROOT, 'dist/decode/engine/engine-simd.wasm'),
     'worker.cjs': join(WORK, 'worker.cjs'),
   },
 };

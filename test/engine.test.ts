@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, ROOT } from './support.js';
 import { bodyLines, escapeLines, makeCase, podList } from './generated-logs.js';
-import { LineEngine, loadEngine } from '../src/engine/engine.js';
+import { LineEngine, loadEngine } from '../src/decode/engine/engine.js';
 import type { AuditEvent } from '../src/model/audit-event.js';
 import { normalizeAuditEvent } from '../src/decode/audit-event.js';
 import { parseRequestUri } from '../src/model/request-uri.js';
@@ -220,7 +220,7 @@ describe('bodies: known answers', () => {
 
   it('reads bodies on the SIMD and the scalar build alike', () => {
     // the scalar build (no SIMD string scan: the fallback where SIMD is missing) gives the same events
-    const mod = new WebAssembly.Module(readFileSync(join(ROOT, 'dist/engine/engine.wasm')));
+    const mod = new WebAssembly.Module(readFileSync(join(ROOT, 'dist/decode/engine/engine.wasm')));
     const scalar = new LineEngine(new WebAssembly.Instance(mod, {}).exports as ConstructorParameters<typeof LineEngine>[0]);
     const buf = bodyLines(3);
     const a: unknown[] = [];

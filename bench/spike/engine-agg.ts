@@ -21,10 +21,10 @@
 // checks that every interned string it learns lies below aggBase(). An engine export of its heap end (or an
 // alloc()) would remove this assumption.
 
-export * from "../../src/engine/assembly/engine";
-import { outPtr, scratchPtr, REC_BYTES } from "../../src/engine/assembly/engine";
+export * from "../../src/decode/engine/assembly/engine";
+import { outPtr, scratchPtr, REC_BYTES } from "../../src/decode/engine/assembly/engine";
 
-// Record fields (i32 slots), copied from src/engine/assembly/engine.ts: keep in step.
+// Record fields (i32 slots), copied from src/decode/engine/assembly/engine.ts: keep in step.
 const R_STATUS = 0;
 const R_STAGE = 3;
 const R_VERB = 4;

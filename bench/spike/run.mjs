@@ -27,7 +27,7 @@ const root = join(here, '..', '..');
 const dist = join(root, 'dist');
 const WASM = join(here, 'out', 'engine-agg-simd.wasm');
 const SOURCES = [join(here, 'engine-agg.ts'), join(root, 'src', 'engine', 'assembly', 'engine.ts')];
-// as src/engine/engine.ts
+// as src/decode/engine/engine.ts
 const IN_CAP = 1 << 20;
 const MAX_STRINGS = 1 << 20;
 const MAX_INTERN_LEN = 4096;
@@ -130,7 +130,7 @@ if (process.argv[2] === '--child') {
   let v;
   let strings = null;
   if (variant === 'dist') {
-    const { loadEngine } = await import(pathToFileURL(join(dist, 'engine', 'engine.js')).href);
+    const { loadEngine } = await import(pathToFileURL(join(dist, 'decode', 'engine', 'engine.js')).href);
     const engine = loadEngine().engine;
     if (engine === null) throw new Error('dist has no engine');
     v = { reset() {}, run: () => engine.scanOnly(buf, 0, end), result: () => null };
@@ -189,8 +189,8 @@ if (log === undefined) {
   if (!existsSync(log)) spawnSync(process.execPath, [join(root, 'bench', 'generate.mjs'), log, String(opt('size', 200))], { stdio: 'inherit' });
 }
 build(flag('build'));
-const haveDist = existsSync(join(dist, 'engine', 'engine.js'));
-if (!haveDist && !flag('no-dist')) console.error('no dist/engine/engine.js (npm run build): the dist reference is left out');
+const haveDist = existsSync(join(dist, 'decode', 'engine', 'engine.js'));
+if (!haveDist && !flag('no-dist')) console.error('no dist/decode/engine/engine.js (npm run build): the dist reference is left out');
 const variants = ['scan', 'wasm', 'ts'];
 if (haveDist && !flag('no-dist')) variants.push('dist');
 if (once) variants.push('ref');

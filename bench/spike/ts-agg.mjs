@@ -5,7 +5,7 @@
 // checksums): keep the two in step. See the top of engine-agg.ts for what is counted and the spike's
 // simplification (non-terminal stages are ignored).
 
-// Record fields (i32 slots), copied from src/engine/assembly/engine.ts: keep in step.
+// Record fields (i32 slots), copied from src/decode/engine/assembly/engine.ts: keep in step.
 const R_STATUS = 0;
 const R_STAGE = 3;
 const R_VERB = 4;

@@ -18,7 +18,7 @@ import { endsInPart, isMustGatherMetadata, latestTimeIn, newSegmentFeeder, readS
 import { describeFsError } from '../input/sources.js';
 import { InputError, UsageError } from '../model/errors.js';
 import { fromJson, toJson } from './codec.js';
-import type { LineEngine } from '../engine/engine.js';
+import type { LineEngine } from '../decode/engine/engine.js';
 
 /** The first field of a part's header line. */
 export const PARTIAL_FORMAT = 'audit-scan-partial';

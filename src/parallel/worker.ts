@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { createReadStream } from 'node:fs';
 import { ScanState } from '../aggregate/scan-state.js';
 import { newSegmentFeeder } from '../scan/scan.js';
-import { loadEngine } from '../engine/engine.js';
+import { loadEngine } from '../decode/engine/engine.js';
 import type { ToWorker, FromWorker } from './protocol.js';
 
 const port = parentPort!;

@@ -13,7 +13,7 @@ import { parseTimestampMs } from '../decode/time.js';
 import { logsInsightsColumn } from '../decode/csv.js';
 import { basename } from 'node:path';
 import { MUST_GATHER_METADATA } from '../decode/json-shape.js';
-import type { LineEngine } from '../engine/engine.js';
+import type { LineEngine } from '../decode/engine/engine.js';
 
 /** Options of the reading stage. */
 export interface ReadOptions {
@@ -484,7 +484,7 @@ export function newSegmentFeeder(state: ScanState, firstOfInput: boolean, maxLin
   return { push: (b) => splitter.push(b), end: () => splitter.end() };
 }
 
-/** The lines of a segment through the compiled engine (src/engine/engine.ts): whole lines go to the engine in
+/** The lines of a segment through the compiled engine (src/decode/engine/engine.ts): whole lines go to the engine in
  * batches, the lines it declines to feedLine() as LineSplitter would give them, so the lines, their numbers,
  * the long-line rule and the held partial last line are the same as on the JavaScript path. */
 class EngineFeeder {

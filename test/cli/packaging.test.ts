@@ -17,7 +17,7 @@ describe('the package', () => {
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(files.filter((f) => !/^(bin\/|dist\/|fixtures\/demo\/|README\.md$|LICENSE$|package\.json$)/.test(f))).toEqual([]);
     expect(files).toContain('LICENSE');
-    expect(files).toContain('dist/engine/engine-simd.wasm');
+    expect(files).toContain('dist/decode/engine/engine-simd.wasm');
     expect(files).toContain('fixtures/demo/etcd-master-1.log');
   });
 

@@ -8,7 +8,7 @@ import { ScanState } from '../../aggregate/scan-state.js';
 import { buildReport, nothingRead, type ScanReport } from '../../analyze/report.js';
 import { expandSources } from '../../input/sources.js';
 import { FollowReader } from '../../scan/follow.js';
-import { attachEngine } from '../../engine/engine.js';
+import { attachEngine } from '../../decode/engine/engine.js';
 import { safeText } from '../../render/text-safety.js';
 import { renderJson } from '../../render/json.js';
 import { summarizeDiagnostics } from '../diagnostics.js';

@@ -15,7 +15,7 @@ import { noteCopy, renderReport, reportOptionsOf, writeApf } from './scan.js';
 import { buildReport, filteredAway, nothingRead } from '../../analyze/report.js';
 import { summarizeDiagnostics } from '../diagnostics.js';
 import { safeText } from '../../render/text-safety.js';
-import { loadEngine } from '../../engine/engine.js';
+import { loadEngine } from '../../decode/engine/engine.js';
 import { countingOf, commandOf, makePartial, mergeParts, parseShard, planPieces, readCopySpec, universeOf } from '../../parallel/partial.js';
 import { toJson } from '../../parallel/codec.js';
 

@@ -17,7 +17,7 @@ import { type InputStats, type TimeOptions } from '../../aggregate/scan-state.js
 import { findCopies, fingerprintTotal } from '../../aggregate/fingerprint.js';
 import { filteredAway, formatCount, nothingRead } from '../../analyze/report.js';
 import { safeText } from '../../render/text-safety.js';
-import { attachEngine } from '../../engine/engine.js';
+import { attachEngine } from '../../decode/engine/engine.js';
 import type { InputFailure } from '../../scan/scan.js';
 
 /** The result of a scan: what to print and how it went. */

@@ -16,7 +16,7 @@ import { renderReport, reportOptionsOf } from './scan.js';
 import { buildReport, formatCount } from '../../analyze/report.js';
 import { plural } from '../../render/format.js';
 import { redactSecrets, safeText } from '../../render/text-safety.js';
-import { attachEngine } from '../../engine/engine.js';
+import { attachEngine } from '../../decode/engine/engine.js';
 
 export const STORE_COMMANDS = new Set(['load', 'sql', 'export', 'scan']);
 

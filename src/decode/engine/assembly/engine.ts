@@ -1,4 +1,4 @@
-// audit-scan's line engine, in AssemblyScript (compiled to dist/engine/*.wasm by `npm run build`).
+// audit-scan's line engine, in AssemblyScript (compiled to dist/decode/engine/*.wasm by `npm run build`).
 //
 // It reads newline-terminated lines from the input region and, for each audit Event line on its fast path,
 // writes a record of the fields the scan counts: strings interned to ids (new ones listed for the host to

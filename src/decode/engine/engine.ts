@@ -1,4 +1,4 @@
-/*! The compiled line engine (issue 12): WebAssembly built from src/engine/assembly/engine.ts. It reads audit
+/*! The compiled line engine (issue 12): WebAssembly built from src/decode/engine/assembly/engine.ts. It reads audit
  * Event lines on its fast path into records (strings interned, times parsed, the list query parsed, a
  * responseObject's item counts read, request and response bodies skipped); every other line is declined and
  * read by the JavaScript path. It counts nothing: each record becomes the same
@@ -9,8 +9,8 @@
 
 import { readFileSync } from 'node:fs';
 import { getAsset, isSea } from 'node:sea';
-import type { AuditEvent, Stage } from '../model/audit-event.js';
-import type { ListQuery } from '../model/request-uri.js';
+import type { AuditEvent, Stage } from '../../model/audit-event.js';
+import type { ListQuery } from '../../model/request-uri.js';
 
 /** Bytes handed to the engine per call. */
 const IN_CAP = 1 << 20;
@@ -19,7 +19,7 @@ const MAX_STRINGS = 1 << 20;
 /** Longest string it interns (user agents, selectors); longer ones decline the line. */
 const MAX_INTERN_LEN = 4096;
 
-// Record layout: keep in step with src/engine/assembly/engine.ts.
+// Record layout: keep in step with src/decode/engine/assembly/engine.ts.
 const R = {
   STATUS: 0,
   START: 1,
@@ -88,8 +88,8 @@ function modules(): { simd: WebAssembly.Module | null; scalar: WebAssembly.Modul
       if (m[k] !== null) m.error = null;
       continue;
     }
-    // next to this module (dist/engine/), or, when running from the sources (the tests), in dist/engine/
-    for (const url of [new URL(`./${file}`, import.meta.url), new URL(`../../dist/engine/${file}`, import.meta.url)]) {
+    // next to this module (dist/decode/engine/), or, when running from the sources (the tests), in dist/decode/engine/
+    for (const url of [new URL(`./${file}`, import.meta.url), new URL(`../../../dist/decode/engine/${file}`, import.meta.url)]) {
       try {
         m[k] = new WebAssembly.Module(readFileSync(url));
         break;
