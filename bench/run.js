@@ -4,7 +4,7 @@
 // list-groups table, then times them alternately (median of --runs) and writes bench/results.json.
 // Timing lives here only: no test fails because a machine is slow.
 import { spawn, spawnSync } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -100,6 +100,16 @@ function groupsOf(name, r) {
   return m;
 }
 
+let lines = null;
+/** The lines of the plain log (what DuckDB's CTAS must load, every one). */
+function lineCount() {
+  if (lines !== null) return lines;
+  const b = readFileSync(plain);
+  lines = 0;
+  for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) lines++;
+  return lines;
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
@@ -138,6 +148,13 @@ async function main() {
     for (const [name, f] of cases) {
       const r = await tools[name](f);
       const k = `${name} (${f === gz ? 'gzip' : 'plain'})`;
+      // A failed run is no time: DuckDB's CTAS ran out of its memory limit on the log with bodies and was timed
+      // as a 1 s success before this check.
+      if (r.code !== 0) throw new Error(`${k} failed (exit ${r.code}): ${r.err.slice(-500)}`);
+      if (name === 'duckdb CTAS read_json') {
+        const rows = JSON.parse(r.out).rows;
+        if (rows !== lineCount()) throw new Error(`${k} loaded ${rows} rows of ${lineCount()} lines`);
+      }
       if (!times.has(k)) times.set(k, []);
       times.get(k).push(r);
       console.error(`run ${i + 1}/${runs} ${k}: ${r.seconds.toFixed(2)} s`);

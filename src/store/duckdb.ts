@@ -408,8 +408,15 @@ export async function loadSource(
     }
     await store.con.run('BEGIN TRANSACTION');
     inTransaction = true;
-    await store.con.run(`INSERT INTO requests SELECT * FROM stage_requests s
-      WHERE NOT EXISTS (SELECT 1 FROM requests r WHERE r.audit_id = s.audit_id)
+    // A request already in the store (the same log loaded again) is not added twice, and of an auditID staged twice
+    // the earliest row is kept. An anti-join on audit_id only: a window over every staged row (the query before)
+    // sorted all columns at once and ran out of the 384 MB limit on a 1 GB log with RequestResponse bodies; the
+    // window now sorts only the auditIDs staged more than once, which a scan's dedup leaves none of.
+    const twice = 'SELECT audit_id FROM stage_requests GROUP BY audit_id HAVING count(*) > 1';
+    await store.con.run(`INSERT INTO requests SELECT s.* FROM stage_requests s ANTI JOIN requests r ON r.audit_id = s.audit_id
+      WHERE s.audit_id NOT IN (${twice})`);
+    await store.con.run(`INSERT INTO requests SELECT s.* FROM stage_requests s ANTI JOIN requests r ON r.audit_id = s.audit_id
+      WHERE s.audit_id IN (${twice})
       QUALIFY row_number() OVER (PARTITION BY s.audit_id ORDER BY s.received_at) = 1`);
     await store.con.run('INSERT INTO etcd_ranges SELECT * FROM stage_etcd');
     await store.con.run('DROP TABLE stage_requests');
