@@ -540,10 +540,31 @@ class EngineFeeder {
   // the held partial line, as LineSplitter holds and lets it go (HeldLine)
   private releaseHeld(terminated: boolean): void {
     const lineNo = ++this.lineNo;
-    this.state.noteEngineDeclined();
     const h = this.held.take(terminated);
-    if (h.tooLong !== null) this.state.skipRawLine(lineNo, `line too long (${h.tooLong} bytes)`, h.head.toString('utf8'));
-    else feedLine(this.state, h.line, 0, h.end, lineNo, terminated, this.firstOfInput && lineNo === 1);
+    const st = this.state;
+    if (h.tooLong !== null) {
+      st.noteEngineDeclined();
+      st.skipRawLine(lineNo, `line too long (${h.tooLong} bytes)`, h.head.toString('utf8'));
+      return;
+    }
+    const first = this.firstOfInput && lineNo === 1;
+    if (!terminated || first) {
+      st.noteEngineDeclined();
+      feedLine(st, h.line, 0, h.end, lineNo, terminated, first);
+      return;
+    }
+    // A whole line that spanned reads goes to the engine as the others do: lines longer than a read (RequestResponse
+    // bodies of a few hundred KB) always span one, and all took JSON.parse before.
+    const b = Buffer.allocUnsafe(h.end + 1);
+    h.line.copy(b, 0, 0, h.end);
+    b[h.end] = 10;
+    this.engine.readLines(b, 0, b.length, this.maxLineBytes - 1, 0, (l) => {
+      if (l.event !== null) st.addEngineLine(l.event, l.missingId);
+      else {
+        st.noteEngineDeclined();
+        feedLine(st, b, l.start, l.end, lineNo, true, false);
+      }
+    });
   }
 }
 
