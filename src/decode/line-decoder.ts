@@ -115,7 +115,6 @@ export class LineDecoder {
     this.onSkip?.(inp.name, where, reason, text);
   }
 
-
   /** Records a line that could not be delivered whole (too long, unreadable tail). */
   skipRawLine(lineNo: number, reason: string, excerpt: string): void {
     const inp = this.sink.counts();
@@ -310,11 +309,6 @@ export class LineDecoder {
       bump(inp.skipReasons, this.lastReason);
       this.onSkip?.(inp.name, where, this.lastReason, '');
     }
-  }
-
-  /** Document mode counts physical lines once, at the end. */
-  setDocumentLines(n: number): void {
-    this.sink.counts().lines = n;
   }
 
   /** Records that a document-mode input ended in the middle of a document. */
