@@ -629,15 +629,16 @@ export class ScanState {
     const spacing = this.time.inputSpacing.get(idx) ?? newSpacingHistogram();
     const prev = this.inputLastT.get(idx);
     const minGap = candidateMinMs(this.timeOptions.gapMs);
-    for (const gp of r.timing.gaps) gaps.push(gp);
     mergeSpacing(spacing, r.timing.spacing);
+    const own = [...r.timing.gaps];
     if (prev !== undefined && r.timing.headTimes !== undefined) {
-      if (!replayHead(prev, r.timing.headTimes, spacing, gaps, minGap)) this.counters.timingInexact++;
+      if (!replayHead(prev, r.timing.headTimes, spacing, own, minGap)) this.counters.timingInexact++;
     } else if (!r.timing.fromBefore && prev !== undefined && r.timing.firstT !== null) {
       const inc = r.timing.firstT - prev;
       addSpacing(spacing, inc > 0 ? inc : 0);
       if (inc >= minGap) gaps.push([prev, r.timing.firstT]);
     }
+    for (const gp of own) gaps.push(gp);
     this.time.inputSpacing.set(idx, spacing);
     if (gaps.length > 0) this.time.inputGaps.set(idx, keepLongest(gaps));
     if (r.timing.lastT !== null) this.inputLastT.set(idx, Math.max(prev ?? -Infinity, r.timing.lastT));
@@ -680,9 +681,13 @@ export class ScanState {
       const spacing = t.streamSpacing.get(key) ?? newSpacingHistogram();
       const min = candidateMinMs(this.timeOptions.gapMs);
       if (prev !== undefined && st.headTimes !== undefined) {
+        const own = [...st.gaps];
+        mergeSpacing(spacing, st.spacing);
+        if (!replayHead(prev, st.headTimes, spacing, own, min)) this.counters.timingInexact++;
+        for (const gp of own) gaps.push(gp);
+      } else if (prev === undefined) {
         for (const gp of st.gaps) gaps.push(gp);
         mergeSpacing(spacing, st.spacing);
-        if (!replayHead(prev, st.headTimes, spacing, gaps, min)) this.counters.timingInexact++;
       } else {
         // a part written before headTimes: its gaps were measured from its own first event
         if (prev !== undefined) {
@@ -1360,30 +1365,44 @@ function timeStep(s: { firstT: number | null; lastT: number | null; gaps: Array<
 }
 
 /** Measures a segment's first event times again as one thread does, whose latest time at the cut was `prev`:
- * the segment measured its spacing and gaps from its own first event (it could not know `prev`), so each of its
- * first events is taken out of `spacing` and `gaps` as the segment measured it and put back as one thread would.
- * Once the segment's own latest time reaches `prev`, both measure alike and the replay stops. Returns false when
- * the kept times ran out first (more than HEAD_TIMES events older than the cut at a segment's start). */
-export function replayHead(prev: number, head: readonly number[], spacing: SpacingHistogram, gaps: Array<[number, number]>, minGapMs: number): boolean {
-  let own: number | null = null;
+ * the segment measured its spacing and gaps (`own`, its list) from its own first event (it could not know
+ * `prev`), so each of its first events is taken out of `spacing` and `own` as the segment measured it and put back
+ * as one thread would. Once the segment's own latest time reaches `prev`, both measure alike and the replay stops.
+ * When the kept times run out first (more than HEAD_TIMES events older than the cut at a segment's start: logs
+ * concatenated out of order), the segment's later gaps that begin before the latest time are clipped to it, as one
+ * thread clips them, but the spacing of those later events stays the segment's own: returns false then. */
+export function replayHead(prev: number, head: readonly number[], spacing: SpacingHistogram, own: Array<[number, number]>, minGapMs: number): boolean {
+  let mine: number | null = null;
   let latest = prev;
+  const added: Array<[number, number]> = [];
   for (const t of head) {
-    if (own !== null && own >= latest) return true;
-    if (own !== null) {
-      const inc = t - own;
+    if (mine !== null && mine >= latest) break;
+    if (mine !== null) {
+      const inc = t - mine;
       spacing[spacingBin(inc > 0 ? inc : 0)]!--;
       if (inc >= minGapMs) {
-        const i = gaps.findIndex(([a, b]) => a === own && b === t);
-        if (i >= 0) gaps.splice(i, 1);
+        const i = own.findIndex(([a, b]) => a === mine && b === t);
+        if (i >= 0) own.splice(i, 1);
       }
     }
     const inc = t - latest;
     addSpacing(spacing, inc > 0 ? inc : 0);
-    if (inc >= minGapMs) gaps.push([latest, t]);
-    if (own === null || t > own) own = t;
+    if (inc >= minGapMs) added.push([latest, t]);
+    if (mine === null || t > mine) mine = t;
     if (t > latest) latest = t;
   }
-  return own === null || own >= latest || head.length < HEAD_TIMES;
+  const exact = mine === null || mine >= latest || head.length < HEAD_TIMES;
+  if (!exact) {
+    // The rest of the segment's own gaps: one thread measures them from a latest time at least `latest`.
+    for (let i = own.length - 1; i >= 0; i--) {
+      const [a, b] = own[i]!;
+      if (a >= latest) continue;
+      if (b - latest >= minGapMs) own[i] = [latest, b];
+      else own.splice(i, 1);
+    }
+  }
+  for (const g of added) own.push(g);
+  return exact;
 }
 
 /** What etcd being slow without a read looked like, per kind. */

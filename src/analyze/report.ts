@@ -471,6 +471,12 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   if (apiservers.method !== '') report.method.apiservers = apiservers.method;
   if (report.metrics !== null) addMetricsMethod(report.method, report.metrics);
   addEtcdSamplingMethod(report.method, zapSampledSpans(state.etcd.zapSeconds));
+  if (state.counters.timingInexact > 0) {
+    // replayHead (aggregate/scan-state.ts): a cut between threads or shards inside a long stretch of older events
+    const n = state.counters.timingInexact;
+    report.method.estimated.push(`time gaps: at ${formatCount(n)} ${n === 1 ? 'place' : 'places'} where the input was cut for threads or shards, more than 4,096 events older than the cut came first (logs joined out of time order), so the spacing just after the cut was measured from there; -j 1 measures it exactly`);
+    report.method.estimated.sort();
+  }
   if (report.filters !== null) {
     report.method.measured.push(`the Kubernetes and etcd versions, the nodes and the object counts of full lists: every line read, before the filters (${report.filters.applied.join(' ')})`);
     report.method.measured.sort();
