@@ -1,7 +1,7 @@
 // The rules behind issue 11, as pure functions with hand-computed answers: the adaptive gap threshold, the
 // fixed plausibility rule, the "far from the rest" clusters, and the copy fingerprints.
 import { describe, expect, it } from 'vitest';
-import { addSpacing, binSpacingMs, candidateMinMs, gapThresholdMs, keepLongest, MAX_GAPS, medianSpacingMs, mergeSpacing, newSpacingHistogram, pushGap, spacingBin } from '../../src/aggregate/gaps.js';
+import { addSpacing, binSpacingMs, candidateMinMs, gapThresholdMs, humanSeconds, keepLongest, MAX_GAPS, medianSpacingMs, mergeSpacing, newSpacingHistogram, pushGap, spacingBin } from '../../src/aggregate/gaps.js';
 import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar } from '../../src/aggregate/plausible.js';
 import { findCopies, fingerprintAdd, fingerprintMerge, fingerprintTotal, newFingerprint } from '../../src/aggregate/fingerprint.js';
 
@@ -76,6 +76,25 @@ describe('spacing histogram and the adaptive gap threshold', () => {
     expect(kept.filter(([a, b]) => b - a >= 100_000)).toHaveLength(358);
     // the other 642 are the longest of the rest: i from 1,751 to 2,499 holds 749 numbers, 107 of them multiples of 7
     expect(Math.min(...kept.map(([a, b]) => b - a))).toBe(5000 + 1751);
+  });
+});
+
+describe('durations as a person reads them', () => {
+  it.each([
+    [0, '0 s'],
+    [44.96, '45 s'],
+    [59.9, '59.9 s'],
+    [60, '1 min'],
+    [400, '6 min 40 s'],
+    [3600, '1 h'],
+    [7200, '2 h'],
+    [22_500, '6 h 15 min'],
+    [86_400, '1 d'],
+    [2 * 86_400, '2 d'],
+    [2 * 86_400 + 59 * 60, '2 d'], // minutes are not shown beside days
+    [260 * 86_400 + 18 * 3600, '260 d 18 h'],
+  ])('%s s → %s', (sec, text) => {
+    expect(humanSeconds(sec)).toBe(text);
   });
 });
 
