@@ -26,7 +26,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const dist = join(root, 'dist');
 const WASM = join(here, 'out', 'engine-agg-simd.wasm');
-const SOURCES = [join(here, 'engine-agg.ts'), join(root, 'src', 'engine', 'assembly', 'engine.ts')];
+const SOURCES = [join(here, 'engine-agg.ts'), join(root, 'src', 'decode', 'engine', 'assembly', 'engine.ts')];
 // as src/decode/engine/engine.ts
 const IN_CAP = 1 << 20;
 const MAX_STRINGS = 1 << 20;

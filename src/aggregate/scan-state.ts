@@ -140,6 +140,9 @@ interface Segment {
   /** its first HEAD_TIMES event times: its spacing and gaps are measured from its own first event, and
    * reconcile() measures these again from the latest time before the segment (replayHead) */
   headTimes: number[];
+  /** the gaps measured at those first events, kept whole (see timeStep); and whether events past them came */
+  headGaps: Array<[number, number]>;
+  headDropped: boolean;
   /** restart signs besides gaps: the apiserver identity lease created or taken over, [time, what] */
   signs: Array<[number, string]>;
   /** identity lease name → holders seen in this segment */
@@ -159,8 +162,11 @@ export interface StreamTiming {
   gaps: Array<[number, number]>;
   spacing: SpacingHistogram;
   events: number;
-  /** the first HEAD_TIMES event times, for replayHead() */
+  /** the first HEAD_TIMES event times, for replayHead(); the gaps measured at them (kept whole until the segment
+   * ends); whether later events were not kept */
   headTimes?: number[];
+  headGaps?: Array<[number, number]>;
+  headDropped?: boolean;
 }
 
 /** Event times a segment keeps from its start, so that reconcile() can measure them as one thread does. */
@@ -316,6 +322,8 @@ export interface SegmentResult {
     /** the segment's first event times (absent in parts written before them: then `fromBefore` says how its
      * gaps were measured) */
     headTimes?: number[];
+    /** more events came than headTimes keeps */
+    headDropped?: boolean;
     signs: Array<[number, string]>;
     leases: Map<string, LeaseHolders>;
     /** per apiserver a wrapper named: its own event times; and the records past the cap */
@@ -568,6 +576,8 @@ export class ScanState {
       gaps: [],
       spacing: newSpacingHistogram(),
       headTimes: [],
+      headGaps: [],
+      headDropped: false,
       signs: [],
       leases: new Map(),
       decode: newDecodeSegment(),
@@ -595,7 +605,7 @@ export class ScanState {
       const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
       if (id !== undefined) tail.push(id);
     }
-    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: keepLongest(g.gaps), fromBefore: false, spacing: g.spacing, headTimes: g.headTimes, signs: g.signs, leases: g.leases, streams: new Map([...g.streams].map(([k, st]) => [k, { ...st, gaps: keepLongest(st.gaps) }])), namedOverflow: g.namedOverflow } };
+    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: [...keepLongest(g.gaps), ...g.headGaps], fromBefore: false, spacing: g.spacing, headTimes: g.headTimes, headDropped: g.headDropped, signs: g.signs, leases: g.leases, streams: new Map([...g.streams].map(([k, { headGaps, ...st }]) => [k, { ...st, gaps: [...keepLongest(st.gaps), ...(headGaps ?? [])] }])), namedOverflow: g.namedOverflow } };
   }
 
   /** Adds a finished segment to the scan. Call in input order, segment by segment. */
@@ -632,7 +642,7 @@ export class ScanState {
     mergeSpacing(spacing, r.timing.spacing);
     const own = [...r.timing.gaps];
     if (prev !== undefined && r.timing.headTimes !== undefined) {
-      if (!replayHead(prev, r.timing.headTimes, spacing, own, minGap)) this.counters.timingInexact++;
+      if (!replayHead(prev, r.timing.headTimes, spacing, own, minGap, r.timing.headDropped)) this.counters.timingInexact++;
     } else if (!r.timing.fromBefore && prev !== undefined && r.timing.firstT !== null) {
       const inc = r.timing.firstT - prev;
       addSpacing(spacing, inc > 0 ? inc : 0);
@@ -683,7 +693,7 @@ export class ScanState {
       if (prev !== undefined && st.headTimes !== undefined) {
         const own = [...st.gaps];
         mergeSpacing(spacing, st.spacing);
-        if (!replayHead(prev, st.headTimes, spacing, own, min)) this.counters.timingInexact++;
+        if (!replayHead(prev, st.headTimes, spacing, own, min, st.headDropped)) this.counters.timingInexact++;
         for (const gp of own) gaps.push(gp);
       } else if (prev === undefined) {
         for (const gp of st.gaps) gaps.push(gp);
@@ -1123,8 +1133,10 @@ export class ScanState {
       sketchAdd(g.input.sketch, t);
       if (g.startMs === null) g.startMs = t;
       const minGap = candidateMinMs(this.timeOptions.gapMs);
-      if (g.headTimes.length < HEAD_TIMES) g.headTimes.push(t);
-      timeStep(g, t, minGap);
+      const inHead = g.headTimes.length < HEAD_TIMES;
+      if (inHead) g.headTimes.push(t);
+      else g.headDropped = true;
+      timeStep(g, t, minGap, inHead ? g.headGaps : null);
       if (e.apiserver !== undefined) this.streamTime(g, e.apiserver, t, minGap);
     }
     const id = e.auditID;
@@ -1156,10 +1168,12 @@ export class ScanState {
   /** An event time of an apiserver a wrapper named, for gaps in its own stream (as addAuditEvent's per input). */
   private streamTime(g: Segment, name: string, t: number, minGap: number): void {
     let st = g.streams.get(name);
-    if (st === undefined) g.streams.set(name, (st = { firstT: null, lastT: null, gaps: [], spacing: newSpacingHistogram(), events: 0, headTimes: [] }));
+    if (st === undefined) g.streams.set(name, (st = { firstT: null, lastT: null, gaps: [], spacing: newSpacingHistogram(), events: 0, headTimes: [], headGaps: [], headDropped: false }));
     st.events++;
-    if (st.headTimes!.length < HEAD_TIMES) st.headTimes!.push(t);
-    timeStep(st, t, minGap);
+    const inHead = st.headTimes!.length < HEAD_TIMES;
+    if (inHead) st.headTimes!.push(t);
+    else st.headDropped = true;
+    timeStep(st, t, minGap, inHead ? st.headGaps! : null);
   }
 
   /** Remembers an open request; past MAX_PENDING the oldest (first inserted) is counted as it is. */
@@ -1354,12 +1368,17 @@ export class ScanState {
 
 /** One event time into a stream's timing (a segment's, or a named apiserver's in it): the spacing since the latest
  * time before it, a gap when that spacing reaches `minGapMs`, the first and the latest time. */
-function timeStep(s: { firstT: number | null; lastT: number | null; gaps: Array<[number, number]>; spacing: SpacingHistogram }, t: number, minGapMs: number): void {
+function timeStep(s: { firstT: number | null; lastT: number | null; gaps: Array<[number, number]>; spacing: SpacingHistogram }, t: number, minGapMs: number, headGaps: Array<[number, number]> | null = null): void {
   if (s.firstT === null) s.firstT = t;
   if (s.lastT !== null) {
     const inc = t - s.lastT;
     addSpacing(s.spacing, inc > 0 ? inc : 0);
-    if (inc >= minGapMs) pushGap(s.gaps, s.lastT, t);
+    // A gap at one of the segment's first events is kept whole: reconcile() may take it out again (replayHead),
+    // and it must not have pushed a real gap out of the longest MAX_GAPS first.
+    if (inc >= minGapMs) {
+      if (headGaps !== null) headGaps.push([s.lastT, t]);
+      else pushGap(s.gaps, s.lastT, t);
+    }
   }
   if (s.lastT === null || t > s.lastT) s.lastT = t;
 }
@@ -1371,7 +1390,7 @@ function timeStep(s: { firstT: number | null; lastT: number | null; gaps: Array<
  * When the kept times run out first (more than HEAD_TIMES events older than the cut at a segment's start: logs
  * concatenated out of order), the segment's later gaps that begin before the latest time are clipped to it, as one
  * thread clips them, but the spacing of those later events stays the segment's own: returns false then. */
-export function replayHead(prev: number, head: readonly number[], spacing: SpacingHistogram, own: Array<[number, number]>, minGapMs: number): boolean {
+export function replayHead(prev: number, head: readonly number[], spacing: SpacingHistogram, own: Array<[number, number]>, minGapMs: number, dropped = head.length >= HEAD_TIMES): boolean {
   let mine: number | null = null;
   let latest = prev;
   const added: Array<[number, number]> = [];
@@ -1391,7 +1410,7 @@ export function replayHead(prev: number, head: readonly number[], spacing: Spaci
     if (mine === null || t > mine) mine = t;
     if (t > latest) latest = t;
   }
-  const exact = mine === null || mine >= latest || head.length < HEAD_TIMES;
+  const exact = mine === null || mine >= latest || !dropped;
   if (!exact) {
     // The rest of the segment's own gaps: one thread measures them from a latest time at least `latest`.
     for (let i = own.length - 1; i >= 0; i--) {

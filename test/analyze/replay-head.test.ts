@@ -19,8 +19,8 @@ function ev(i: number, t: number): AuditEvent {
 }
 
 /** gaps and spacing of input 0, read whole and read in two segments cut before event `cut` */
-function both(times: number[], cut: number): { whole: unknown; split: unknown; inexact: number } {
-  const opts = { filter: NO_FILTER, bucketMs: 1000, gapMs: 5000, nowMs: NOW };
+function both(times: number[], cut: number, gapMs = 5000): { whole: unknown; split: unknown; inexact: number } {
+  const opts = { filter: NO_FILTER, bucketMs: 1000, gapMs, nowMs: NOW };
   const whole = new ScanState(null, null, undefined, opts);
   whole.beginInput('a.log');
   times.forEach((t, i) => whole.addAuditEvent(ev(i, t)));
@@ -74,6 +74,26 @@ describe('gaps and spacing do not depend on where an input is cut', () => {
     const r = both([...a, ...b], 200);
     expect((r.split as { gaps: unknown }).gaps).toEqual((r.whole as { gaps: unknown }).gaps);
     expect(r.inexact).toBe(1);
+  });
+});
+
+describe('the segment edge cases a review found', () => {
+  const steady = (n: number, from: number, step: number) => Array.from({ length: n }, (_, i) => from + i * step);
+  it('over 1,000 gaps a segment measured at its old first events do not push its real gaps out', () => {
+    // --gap 1s. Before the cut 10 events at +10 h; after it 1,001 events from T, 2 s apart (older than the cut: the
+    // segment measures 1,000 gaps one thread never sees), then 6 events from +10 h 1 s, 1.5 s apart (5 real gaps).
+    const times = [...steady(10, T + 36_000_000, 10), ...steady(1001, T, 2000), ...steady(6, T + 36_001_000, 1500)];
+    const r = both(times, 10, 1000);
+    expect((r.whole as { gaps: unknown[] }).gaps).toHaveLength(5);
+    expect(r.split).toEqual(r.whole);
+    expect(r.inexact).toBe(0);
+  });
+
+  it(`exactly ${HEAD_TIMES} older events after the cut are measured again exactly (not counted as inexact)`, () => {
+    const times = [...steady(10, T + 36_000_000, 10), ...steady(HEAD_TIMES, T, 100)];
+    const r = both(times, 10);
+    expect(r.split).toEqual(r.whole);
+    expect(r.inexact).toBe(0);
   });
 });
 
