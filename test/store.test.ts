@@ -63,6 +63,22 @@ describe('load + sql', () => {
 });
 
 describe('safety of the file', () => {
+  it('requests without an auditID from two inputs are all kept (each input names its own)', async () => {
+    // Each load reads its input with a fresh state, which names events without an auditID "(no auditID m0.1)", … the
+    // same in every input: the store's dedup took the second input's for copies of the first's.
+    const f = db();
+    const files = [1, 2].map((k) => {
+      const p = join(dir, `noid-${k}.log`);
+      const lines = [1, 2, 3].map((i) => auditLine({ auditID: undefined, requestURI: `/api/v1/namespaces/n${k}/pods`, requestReceivedTimestamp: `2026-01-01T00:00:0${i}.000000Z`, stageTimestamp: `2026-01-01T00:00:0${i}.010000Z` }));
+      writeFileSync(p, lines.join('\n') + '\n');
+      return p;
+    });
+    const r = await runCli(['load', '--db', f, ...files]);
+    expect(r.code).toBe(0);
+    const [{ n }] = (await sql(f, 'SELECT count(*) AS n FROM requests')) as any;
+    expect(n).toBe(6);
+  });
+
   it('loading the same input twice does not double-count it', async () => {
     const f = db();
     await runCli(['load', '--db', f, 'fixtures/demo']);

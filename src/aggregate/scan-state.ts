@@ -87,7 +87,7 @@ export interface ScanSink {
 }
 
 /** The start of the name given to an event without an auditID. */
-const NO_ID = '(no auditID ';
+export const NO_ID = '(no auditID ';
 
 /** How requests without a user agent are listed among the user agents. */
 export const NO_UA = '(no user agent) ';

@@ -8,7 +8,7 @@ import { closeSync, createReadStream, openSync, promises as fsp, rmSync, writeSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { ScanState, resourceKeyOf, type RequestRow } from '../aggregate/scan-state.js';
+import { NO_ID, ScanState, resourceKeyOf, type RequestRow } from '../aggregate/scan-state.js';
 import type { EtcdRead } from '../aggregate/etcd-reads.js';
 import { classifyRead, type ServingOptions } from '../analyze/serving.js';
 import { querySignature, signatureOf, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, userPattern } from '../aggregate/read-groups.js';
@@ -224,7 +224,9 @@ export function requestRowJson(inputId: string, inputName: string, r: RequestRow
   const sel = r.selector;
   const v = (x: string | null | undefined): string | null => (x === null || x === undefined ? null : redactSecrets(x));
   return JSON.stringify({
-    audit_id: v(e.auditID),
+    // An event without an auditID is named per scan state ("(no auditID m0.1)"), and each input is loaded with its
+    // own state: the name gets the input's id, or the store's dedup would take it for another input's request.
+    audit_id: v(e.auditID.startsWith(NO_ID) ? `${e.auditID.slice(0, -1)} of ${inputId})` : e.auditID),
     input_id: inputId,
     input: v(inputName),
     received_ms: e.receivedMs,
