@@ -8,7 +8,6 @@ import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
 import { describeEtcdKey } from '../model/etcd-key.js';
 import type { EtcdEntry } from '../decode/etcd-line.js';
-import type { MetricSample } from '../decode/metrics.js';
 import { LineDecoder, newDecodeSegment, MAX_METRIC_SAMPLES, type DecodeCounts, type DecodeSegment, type DecodeSink, type SkipListener } from '../decode/line-decoder.js';
 import { ReadGroups, isWatchList, type GroupOverflow, type ReadGroup } from './read-groups.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
@@ -19,22 +18,14 @@ import { fingerprintAdd, fingerprintMerge, newFingerprint, type Fingerprint, typ
 import type { LineEngine } from '../decode/engine/engine.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
 
-/** Counts for one input (file or stdin). The JSON contract's inputs[] is built from this. */
+/** Counts for one input (file or stdin): what the decoder counts (DecodeCounts: lines, skips, wrappers, metric
+ * samples) and what the aggregator counts. The JSON contract's inputs[] is built from this. */
 export interface InputStats extends DecodeCounts {
-  name: string;
   format: 'lines' | 'documents';
   gzip: boolean;
-  lines: number;
   auditEvents: number;
   etcdEntries: number;
-  otherLines: number;
-  skippedLines: number;
-  blankLines: number;
-  repairedLines: number;
-  skippedItems: number;
   duplicateEvents: number;
-  skipReasons: Map<string, number>;
-  otherKinds: Map<string, number>;
   error: string | null;
   firstMs: number | null;
   lastMs: number | null;
@@ -51,17 +42,9 @@ export interface InputStats extends DecodeCounts {
   duplicateOf: string | null;
   /** earlier inputs some of whose requests this one repeats (each counted once) */
   overlaps: Array<{ input: string; requests: number }>;
-  /** the first line (or JSON keys) that was not an event: to say what the input looked like if it held none */
-  sample: string | null;
-  /** wrapper → lines (or document items) read through it: cri, docker, fluent-bit, loki, gke, … */
-  wrappers: Map<string, number>;
   /** lines the compiled engine read, and lines it declined (read in JavaScript): for --verbose */
   engineRead: number;
   engineDeclined: number;
-  /** samples of the metrics the analysis reads (Prometheus text or API results: the apiserver's /metrics) */
-  metricSamples: number;
-  /** those samples, up to MAX_METRIC_SAMPLES an input (analyze/metrics.ts reads them) */
-  metrics: MetricSample[];
   /** the file's modification time: when a metrics dump without timestamps was taken, unless its name says */
   fileTimeMs: number | null;
 }
