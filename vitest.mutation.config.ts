@@ -9,6 +9,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/cli/spawn.test.ts', 'test/trust.test.ts', 'test/parallel.test.ts', 'test/store.test.ts', 'test/property.test.ts', 'test/follow.test.ts', 'test/cli/apf-out.test.ts', 'test/cli/packaging.test.ts', 'test/render/html-browser.test.ts', 'test/cli/binary.test.ts', 'test/cli/kubectl-plugin.test.ts', 'test/cli/completion.test.ts', 'test/cli/duckdb-hint.test.ts', 'test/etcd-real.test.ts', 'test/render/edges.test.ts', 'test/partial.test.ts', 'test/differential.test.ts', 'test/engine.test.ts'],
     testTimeout: 60_000,
+    globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/mutation-setup.ts'],
     // Capacity tests (100k-item documents, 250k open requests) check bounds, not rules, and take seconds each:
     // AUDIT_SCAN_MUTATION makes them skip here, so a mutant costs what the rule tests cost.
