@@ -42,7 +42,7 @@ if (process.argv[2] === '--stage') {
     const st = new ScanState('/registry');
     st.engine = engine;
     st.beginInput('x');
-    engine.readLines(buf, 0, end, 1 << 20, 0, (l) => (l.event === null ? st.addLine(0, buf.toString('utf8', l.start, l.end), true, false) : st.addEngineLine(l.event, l.missingId)));
+    engine.readLines(buf, 0, end, 1 << 20, 0, (l) => (l.accepted ? st.addEngineLine(l) : st.addLine(0, buf.toString('utf8', l.start, l.end), true, false)));
     st.endInput();
     st.finishPending();
     return st;
@@ -72,7 +72,7 @@ if (process.argv[2] === '--stage') {
     wasm: () => engine.scanOnly(buf, 0, end),
     engine: () => {
       let n = 0;
-      engine.readLines(buf, 0, end, 1 << 20, 0, (l) => (n += l.event === null ? 0 : 1));
+      engine.readLines(buf, 0, end, 1 << 20, 0, (l) => (n += l.accepted ? engine.event().verb.length : 0));
       return n;
     },
     engineAdd: engineState,

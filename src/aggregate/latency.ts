@@ -83,3 +83,40 @@ export function latencyFigures(s: LatencySketch): LatencyFigures | null {
 }
 
 const round1 = (x: number): number => Math.round(x * 10) / 10;
+
+/** Adds `n` to bucket `b` alone (the compiled aggregator's latency buckets: it counts n, min and max itself). */
+export function latencyAddBucket(s: LatencySketch, b: number, n: number): void {
+  s.buckets.set(b, (s.buckets.get(b) ?? 0) + n);
+}
+
+/** Edges for the compiled aggregator (decode/engine/assembly/slots.ts): edges[j] is the least latency (ms) whose
+ * latencyBucket() is LINEAR_BUCKETS + j or more. Found by bisection over the doubles with latencyBucket() itself,
+ * so that a bucket found among them is the one this module gives to the last bit (latencyBucket is monotone). */
+export function latencyEdges(n: number): Float64Array {
+  const out = new Float64Array(n);
+  const f = new Float64Array(1);
+  const u = new BigUint64Array(f.buffer);
+  const bits = (x: number): bigint => ((f[0] = x), u[0]!);
+  const num = (b: bigint): number => ((u[0] = b), f[0]!);
+  let lo = LINEAR_MS; // latencyBucket(lo) < target ≤ latencyBucket(hi) is kept below
+  for (let j = 0; j < n; j++) {
+    const target = LINEAR_BUCKETS + j;
+    if (latencyBucket(lo) >= target) {
+      out[j] = lo;
+      continue;
+    }
+    let hi = lo * 1.02;
+    while (latencyBucket(hi) < target) hi *= 1.02;
+    // positive doubles order as their bit patterns
+    let a = bits(lo);
+    let b = bits(hi);
+    while (b - a > 1n) {
+      const m = (a + b) >> 1n;
+      if (latencyBucket(num(m)) >= target) b = m;
+      else a = m;
+    }
+    out[j] = num(b);
+    lo = num(b);
+  }
+  return out;
+}

@@ -207,13 +207,11 @@ export class ReadGroups {
     }
   }
 
-  /** Adds one counted request. `node` is the node it speaks for, if known. */
-  add(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery, sel: SelectorInfo, node: string | null, input = -1): void {
-    const user = userPattern(e.username);
+  /** The group of a read (`verb` is the group's: a watch-list's is 'list'), created when new. */
+  private groupFor(verb: string, userAgent: string, username: string, resource: string, apiGroup: string, namespace: string, sel: SelectorInfo, sampleUri: string, sampleMs: number): ReadGroup {
+    const user = userPattern(username);
     const scope = namespace.length > 0 ? 'namespaced' : 'cluster';
-    const watchList = isWatchList(e.verb, q, e.code);
-    const verb = watchList ? 'list' : e.verb;
-    const key = `${verb}\u0000${e.userAgent}\u0000${user}\u0000${apiGroup}\u0000${resource}\u0000${scope}\u0000${sel.shape}`;
+    const key = `${verb}\u0000${userAgent}\u0000${user}\u0000${apiGroup}\u0000${resource}\u0000${scope}\u0000${sel.shape}`;
     let g = this.groups.get(key);
     if (g === undefined) {
       g = {
@@ -223,7 +221,7 @@ export class ReadGroups {
         rejected: new Map(),
         initRejected: 0,
         marks: new Map(),
-        userAgent: e.userAgent,
+        userAgent,
         username: user,
         apiGroup,
         resource,
@@ -246,13 +244,21 @@ export class ReadGroups {
         latency: newLatency(),
         etcdLatency: newLatency(),
         apfWait: newLatency(),
-        sampleUri: e.requestURI,
-        // Stryker disable next-line LogicalOperator: the same event is compared just below, which sets it
-        sampleMs: e.receivedMs ?? Infinity,
+        sampleUri,
+        sampleMs,
       };
       if (this.groups.size >= this.maxGroups) this.prune();
       this.groups.set(key, g);
     }
+    return g;
+  }
+
+  /** Adds one counted request. `node` is the node it speaks for, if known. */
+  add(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery, sel: SelectorInfo, node: string | null, input = -1): void {
+    const watchList = isWatchList(e.verb, q, e.code);
+    const verb = watchList ? 'list' : e.verb;
+    // Stryker disable next-line LogicalOperator: the same event is compared just below, which sets the sample
+    const g = this.groupFor(verb, e.userAgent, e.username, resource, apiGroup, namespace, sel, e.requestURI, e.receivedMs ?? Infinity);
     g.requests++;
     const sig = e.queryKnown === false ? UNKNOWN_SIGNATURE : signatureOf(q);
     g.signatures.set(sig, (g.signatures.get(sig) ?? 0) + 1);
@@ -265,20 +271,15 @@ export class ReadGroups {
         this.mark(g, '429', sig, input, t0);
         if (e.cacheInitializing === true) this.mark(g, 'init', sig, input, t0);
       }
-    } else if (t0 !== null && verb === 'list' && (e.code === null || e.code < 400)) {
-      if (q.continueToken) this.mark(g, 'cont', sig, input, t0);
-      // while the cache initialises, only lists with a limit and no selector go to etcd (1.31+, DOMAIN.md §1.3)
-      else if (q.limit > 0 && sel.shape === '') this.mark(g, 'lim', sig, input, t0);
+    } else if (t0 !== null) {
+      const m = answeredMark(verb, e.code, q, sel);
+      if (m !== null) this.mark(g, m, sig, input, t0);
     }
     if (node !== null) addCapped(g, g.nodes, node);
     if (namespace.length > 0) addCapped(g, g.namespaces, namespace);
     const t = e.receivedMs;
     if (t !== null) {
-      g.series.add(t);
-      if (++this.addsSinceCheck >= BUDGET_CHECK_EVERY) {
-        this.addsSinceCheck = 0;
-        this.checkSeriesBudget();
-      }
+      this.seriesAdd(g, t, 1);
       if (g.firstMs === null || t < g.firstMs) g.firstMs = t;
       if (g.lastMs === null || t > g.lastMs) g.lastMs = t;
     }
@@ -300,7 +301,58 @@ export class ReadGroups {
     if (e.apfQueueWaitMs !== null) latencyAdd(g.apfWait, e.apfQueueWaitMs);
   }
 
+  /** Adds the requests of one slot of the compiled aggregator (decode/engine/engine.ts Slot): final-stage reads
+   * with both times, answered (no 429), none with etcd or APF annotations: what add() counts for each of them, at
+   * once. Returns the group and, when its requests are marked, the mark series; the caller adds the slot's
+   * per-bucket counts with seriesAdd() and the mark, and its latency buckets with latencyAddBucket(). */
+  addSlot(s: SlotFigures, resource: string, apiGroup: string, namespace: string, q: ListQuery, sel: SelectorInfo, node: string | null, input: number): { group: ReadGroup; mark: TimeSeries | null } {
+    const watchList = isWatchList(s.verb, q, s.code);
+    const verb = watchList ? 'list' : s.verb;
+    const g = this.groupFor(verb, s.userAgent, s.username, resource, apiGroup, namespace, sel, s.sampleUri, s.sampleMs);
+    const n = s.requests;
+    g.requests += n;
+    const sig = signatureOf(q);
+    g.signatures.set(sig, (g.signatures.get(sig) ?? 0) + n);
+    if (watchList) g.watchLists += n;
+    const m = answeredMark(verb, s.code, q, sel);
+    if (node !== null) addCapped(g, g.nodes, node);
+    if (namespace.length > 0) addCapped(g, g.namespaces, namespace);
+    if (g.firstMs === null || s.firstMs < g.firstMs) g.firstMs = s.firstMs;
+    if (g.lastMs === null || s.lastMs > g.lastMs) g.lastMs = s.lastMs;
+    if (s.returnedN > 0) {
+      g.returnedSum += s.returnedSum;
+      g.returnedN += s.returnedN;
+      if (s.returnedMax > g.returnedMax) g.returnedMax = s.returnedMax;
+    }
+    const cc = codeClass(s.code);
+    g.codes.set(cc, (g.codes.get(cc) ?? 0) + n);
+    if (s.latencyN > 0) {
+      g.latency.n += s.latencyN;
+      if (s.latencyMin < g.latency.min) g.latency.min = s.latencyMin;
+      if (s.latencyMax > g.latency.max) g.latency.max = s.latencyMax;
+    }
+    if (s.sampleMs < g.sampleMs || (s.sampleMs === g.sampleMs && s.sampleUri < g.sampleUri)) {
+      g.sampleMs = s.sampleMs;
+      g.sampleUri = s.sampleUri;
+    }
+    return { group: g, mark: m === null ? null : this.markSeries(g, m, sig, input) };
+  }
+
+  /** Adds `n` requests at `t` to a group's series (the shared budget is checked every BUDGET_CHECK_EVERY). */
+  seriesAdd(g: ReadGroup, t: number, n: number): void {
+    g.series.add(t, n);
+    this.addsSinceCheck += n;
+    if (this.addsSinceCheck >= BUDGET_CHECK_EVERY) {
+      this.addsSinceCheck = 0;
+      this.checkSeriesBudget();
+    }
+  }
+
   private mark(g: ReadGroup, kind: MarkKind, sig: string, input: number, t: number): void {
+    this.markSeries(g, kind, sig, input).add(t);
+  }
+
+  private markSeries(g: ReadGroup, kind: MarkKind, sig: string, input: number): TimeSeries {
     // A memo by kind, signature and input finds the series without building its key for each request (most
     // informer lists are marked); a series, once in g.marks, stays the same object (merge and coarsen work in place).
     let byKind = this.markMemo.get(g);
@@ -319,7 +371,7 @@ export class ReadGroups {
       }
       byInput.set(input, s);
     }
-    s.add(t);
+    return s;
   }
   private readonly markMemo = new WeakMap<ReadGroup, Map<MarkKind, Map<string, Map<number, TimeSeries>>>>();
 
@@ -369,6 +421,35 @@ export class ReadGroups {
     while (this.groups.size > this.maxGroups) this.prune();
     this.checkSeriesBudget();
   }
+}
+
+/** The mark an answered request of a group gets (not a 429): a continue page, or a limited list without a
+ * selector (the two whose serving a restart changes); null for the others. */
+function answeredMark(verb: string, code: number | null, q: ListQuery, sel: SelectorInfo): MarkKind | null {
+  if (verb !== 'list' || (code !== null && code >= 400)) return null;
+  if (q.continueToken) return 'cont';
+  // while the cache initialises, only lists with a limit and no selector go to etcd (1.31+, DOMAIN.md §1.3)
+  if (q.limit > 0 && sel.shape === '') return 'lim';
+  return null;
+}
+
+/** What a slot of the compiled aggregator holds (decode/engine/engine.ts Slot), as addSlot() reads it. */
+export interface SlotFigures {
+  verb: string;
+  userAgent: string;
+  username: string;
+  code: number | null;
+  requests: number;
+  firstMs: number;
+  lastMs: number;
+  returnedN: number;
+  returnedSum: number;
+  returnedMax: number;
+  latencyN: number;
+  latencyMin: number;
+  latencyMax: number;
+  sampleMs: number;
+  sampleUri: string;
 }
 
 function addCapped(g: ReadGroup, set: Set<string>, v: string): void {

@@ -15,7 +15,8 @@ import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
 import { implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
 import { fingerprintAdd, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
-import type { LineEngine } from '../decode/engine/engine.js';
+import { MARK_COUNT, MARK_LISTING, MARK_READ, MARK_WATCH_END, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
+import { latencyAddBucket, latencyEdges } from './latency.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
 
 /** Counts for one input (file or stdin): what the decoder counts (DecodeCounts: lines, skips, wrappers, metric
@@ -576,6 +577,7 @@ export class ScanState {
   endSegment(withTail = true): SegmentResult {
     const g = this.cur();
     this.decoder.endSegment();
+    this.foldSlots();
     // An engine event's selectorKey names strings of the engine that read it; the events counted at reconcile()
     // may come from another thread's engine, so they are described from their selectors.
     for (const e of g.head.values()) delete e.selectorKey;
@@ -718,6 +720,7 @@ export class ScanState {
    * puts it back. A segment read in turns counts as one read at once. */
   suspendSegment(): SuspendedSegment {
     const g = this.cur();
+    this.foldSlots(); // the aggregator's counts are the segment's input's
     this.segment = null;
     return g as unknown as SuspendedSegment;
   }
@@ -1084,13 +1087,189 @@ export class ScanState {
   /** The compiled line engine this state's lines are read with, or null (src/decode/engine/engine.ts). */
   engine: LineEngine | null = null;
 
-  /** Accounts one physical line the engine read as an audit event: the same counts as addLine() gives it. */
-  addEngineLine(e: AuditEvent, missingId: boolean): void {
-    const inp = this.cur().input;
-    inp.lines++;
-    inp.engineRead++;
-    if (missingId) e.auditID = this.syntheticId();
-    this.addAuditEvent(e);
+  /** Accounts one physical line the engine read as an audit event (during LineEngine.readLines' callback): the
+   * same counts as addLine() gives it. The request is counted by the compiled aggregator when it can be (see
+   * slotsUsable), else as an AuditEvent. */
+  addEngineLine(l: EngineLine): void {
+    const eng = this.engine!;
+    const g = this.cur();
+    g.input.lines++;
+    g.input.engineRead++;
+    const rec = eng.receivedMs();
+    const st = eng.stageMs();
+    const now = this.timeOptions.nowMs;
+    // The aggregator counts what it can; an event it cannot, or one whose times are missing or cannot be real, or
+    // one of an apiserver identity lease (a restart sign), goes through addAuditEvent() as the JavaScript path's do.
+    if (!this.slotsUsable(eng) || rec === null || st === null || implausibleAtIngest(rec, now) !== null || implausibleAtIngest(st, now) !== null || (eng.field('RESOURCE') === eng.ids.leases && eng.field('NS') === eng.ids['kube-system'])) {
+      const e = eng.event();
+      if (l.missingId) e.auditID = this.syntheticId();
+      this.addAuditEvent(e);
+      return;
+    }
+    // addAuditEvent(), for an event with both times plausible and no apiserver named
+    g.input.auditEvents++;
+    this.timeOf(g, st, undefined);
+    const id = l.missingId ? this.syntheticId() : eng.auditID();
+    if (eng.stage() >= 2) {
+      if (g.recent.has(id)) {
+        g.input.duplicateEvents++;
+        return;
+      }
+      this.rememberTerminal(g, id);
+      if (g.pending.size > 0) g.pending.delete(id);
+      if (this.inHead(g, rec)) {
+        g.head.set(id, this.engineEvent(eng, id));
+        return;
+      }
+      this.countEngine(eng, id, rec, st);
+      return;
+    }
+    if (g.recent.has(id)) return; // an earlier stage logged after the final one
+    g.pending.delete(id); // RequestReceived then ResponseStarted: keep the later, in insertion order
+    this.holdOpen(g.pending, id, this.engineEvent(eng, id));
+  }
+
+  private engineEvent(eng: LineEngine, id: string): AuditEvent {
+    const e = eng.event();
+    e.auditID = id;
+    return e;
+  }
+
+  /** Counts a final-stage engine line now: marks it for the compiled aggregator, or, for what the aggregator does
+   * not count (see below), through countRequest(). */
+  private countEngine(eng: LineEngine, id: string, rec: number, st: number): void {
+    const ids = eng.ids;
+    const verb = eng.field('VERB');
+    const resource = eng.field('RESOURCE');
+    const isRead = verb === ids.list || verb === ids.get || verb === ids.watch;
+    const sub = eng.field('SUB');
+    const latency = st - rec;
+    if (
+      resource < 0 ||
+      eng.strings[resource]!.length === 0 || // the URI names the resource, or none: parsed in countRequest
+      (isRead && resource === ids.nodes && eng.nameLength() > 0) || // a node named: a cluster fact
+      (verb === ids.create && sub === ids.token && resource === ids.serviceaccounts) || // a TokenRequest: its account
+      latency >= this.slotLatencyMax
+    ) {
+      this.countRequest(this.engineEvent(eng, id));
+      return;
+    }
+    const plainRead = isRead && (sub < 0 || eng.strings[sub]!.length === 0);
+    const code = eng.field('CODE');
+    const sie = (eng.field('FLAGS') & 4) !== 0;
+    const listing = verb === ids.list || (verb === ids.watch && sie && code !== 400 && code !== 422);
+    eng.mark(MARK_COUNT | (plainRead ? MARK_READ : 0) | (listing ? MARK_LISTING : 0) | (verb === ids.watch ? MARK_WATCH_END : 0));
+  }
+
+  /** Whether this state's engine lines can be counted by the compiled aggregator: not when each request must be
+   * seen on its own (a store's sink, a filter, copies of logs fingerprinted or left out), nor when the clients'
+   * series are not a multiple of the buckets. Sets the aggregator up on first use. */
+  private slotsUsable(eng: LineEngine): boolean {
+    if (this.slotsOk === null) {
+      const b = this.timeOptions.bucketMs;
+      const clientMs = Math.max(CLIENT_SERIES_MIN_MS, b);
+      this.slotsOk = this.sink === null && this.filter === null && this.skipCopies === null && this.timeOptions.fingerprint !== true && clientMs % b === 0 && process.env.AUDIT_SCAN_SLOTS !== '0';
+      if (this.slotsOk) {
+        const edges = slotLatencyEdges();
+        eng.enableSlots(b, clientMs, edges);
+        this.slotLatencyMax = edges[edges.length - 1]!;
+      }
+    }
+    if (this.slotsOk) eng.onSlotsFull = this.foldSlotsNow;
+    return this.slotsOk;
+  }
+  private slotsOk: boolean | null = null;
+  private slotLatencyMax = 0;
+  private readonly foldSlotsNow = (): void => this.foldSlots();
+
+  /** Folds what the compiled aggregator counted into this state's aggregates, per slot in the order the slots were
+   * made (the order of their first requests), and empties it. Called when a segment ends or is suspended, and when
+   * the aggregator's tables fill. */
+  private foldSlots(): void {
+    const eng = this.engine;
+    if (eng === null || !eng.slotsPending) return;
+    const input = this.cur().inputIndex;
+    const { slots, clients, pairs } = eng.drainSlots();
+    const t = this.time;
+    const c = this.counters;
+    const b = this.timeOptions.bucketMs;
+    const clientMs = Math.max(CLIENT_SERIES_MIN_MS, b);
+    // the pairs of each slot (reads: its buckets and latency buckets), by slot
+    const bySlot = new Map<number, number[]>();
+    for (let i = 0; i < pairs.n; i++) {
+      const k = pairs.kind[i]!;
+      if (k !== PAIR_READ && k !== PAIR_LATENCY) continue;
+      const id = pairs.id[i]!;
+      let l = bySlot.get(id);
+      if (l === undefined) bySlot.set(id, (l = []));
+      l.push(i);
+    }
+    for (let si = 0; si < slots.length; si++) {
+      const s = slots[si]!;
+      const n = s.requests;
+      if (s.userAgent.length > 0 || s.username.length > 0) {
+        this.versions.add(s.username, s.userAgent, n);
+        const ua = s.userAgent.length > 0 ? s.userAgent : NO_UA + s.username;
+        if (this.userAgents.size < 100_000 || this.userAgents.has(ua)) bump(this.userAgents, ua, n);
+      }
+      c.requests += n;
+      bump(c.byVerb, s.verb, n);
+      let node: string | null = s.nodeName;
+      if (node === null && s.username.startsWith('system:node:')) node = s.username.slice(12);
+      if ((s.bits & MARK_READ) === 0) {
+        if (node !== null) this.clusterNodes.add(node);
+        continue;
+      }
+      // countRead()
+      const q: ListQuery = {
+        fieldSelector: s.fieldSelector,
+        labelSelector: s.labelSelector,
+        resourceVersion: s.rvClass === 0 ? null : s.rvClass === 1 ? '0' : 'N',
+        resourceVersionMatch: s.resourceVersionMatch,
+        limit: s.limited ? 1 : 0,
+        continueToken: s.continueToken,
+        watch: s.watch,
+        sendInitialEvents: s.sendInitialEvents,
+      };
+      const sel = this.selectorsOf((s.fieldSelectorId + 1) * 2 ** 21 + (s.labelSelectorId + 1), q);
+      if (node === null && sel.node !== null) node = sel.node;
+      if (node !== null) this.clusterNodes.add(node);
+      if (s.verb === 'list' && s.fullList >= 0 && (q.fieldSelector ?? '').trim() === '' && (q.labelSelector ?? '').trim() === '' && s.namespace === '' && !q.continueToken) {
+        const rk = resourceKeyOf(s.apiGroup, s.resource);
+        if ((this.fullListObjects.get(rk) ?? -1) < s.fullList) this.fullListObjects.set(rk, s.fullList);
+      }
+      const byResource = s.verb === 'list' || isWatchList(s.verb, q, s.code) ? this.seriesIn(t.listsByResource as Map<string | number, TimeSeries>, resourceKeyOf(s.apiGroup, s.resource)) : null;
+      const { group, mark } = this.groups.addSlot(s, s.resource, s.apiGroup, s.namespace, q, sel, node, input);
+      for (const i of bySlot.get(si) ?? []) {
+        const count = pairs.count[i]!;
+        if (pairs.kind[i] === PAIR_LATENCY) {
+          latencyAddBucket(group.latency, pairs.key[i]!, count);
+          continue;
+        }
+        const at = pairs.key[i]! * b;
+        this.groups.seriesAdd(group, at, count);
+        mark?.add(at, count);
+        byResource?.add(at, count);
+      }
+    }
+    // the clients, in the order they came (the cap keeps the first MAX_CLIENT_INPUTS, as countClient does)
+    const entries = clients.map(([ua, user]) => this.clientEntry(ua, user, input));
+    for (let i = 0; i < pairs.n; i++) {
+      const k = pairs.kind[i]!;
+      const count = pairs.count[i]!;
+      if (k === PAIR_ALL) {
+        const at = pairs.key[i]! * b;
+        t.all.add(at, count);
+        this.seriesIn(t.inputRequests as Map<string | number, TimeSeries>, input, INPUT_REQUEST_BUCKETS).add(at, count);
+      } else if (k === PAIR_LISTS) this.seriesIn(t.inputLists as Map<string | number, TimeSeries>, input).add(pairs.key[i]! * b, count);
+      else if (k === PAIR_WATCH_END) this.seriesIn(t.inputWatchEnds as Map<string | number, TimeSeries>, input).add(pairs.key[i]! * b, count);
+      else if (k === PAIR_CLIENT || k === PAIR_CLIENT_LISTS) {
+        const e = entries[pairs.id[i]!]!;
+        if (e === null) t.clientInputsOverflow += k === PAIR_CLIENT ? count : 0;
+        else if (k === PAIR_CLIENT) e.all.add(pairs.key[i]! * clientMs, count);
+        else (e.lists ??= this.clientSeries()).add(pairs.key[i]! * clientMs, count);
+      }
+    }
   }
 
   /** Notes a line of an engine-read segment that the engine left to the JavaScript path. */
@@ -1111,17 +1290,7 @@ export class ScanState {
       bump(g.input.implausibleKinds, this.lastImplausible);
     }
     const t = e.stageMs ?? e.receivedMs;
-    if (t !== null) {
-      this.touchTime(g.input, t);
-      sketchAdd(g.input.sketch, t);
-      if (g.startMs === null) g.startMs = t;
-      const minGap = candidateMinMs(this.timeOptions.gapMs);
-      const inHead = g.headTimes.length < HEAD_TIMES;
-      if (inHead) g.headTimes.push(t);
-      else g.headDropped = true;
-      timeStep(g, t, minGap, inHead ? g.headGaps : null);
-      if (e.apiserver !== undefined) this.streamTime(g, e.apiserver, t, minGap);
-    }
+    if (t !== null) this.timeOf(g, t, e.apiserver);
     const id = e.auditID;
     if (isTerminalStage(e.stage)) {
       if (g.recent.has(id)) {
@@ -1131,12 +1300,7 @@ export class ScanState {
       this.rememberTerminal(g, id);
       if (t !== null && isIdentityLease(e)) this.leaseSign(g, e, t);
       if (g.pending.size > 0) g.pending.delete(id);
-      // A request received before this segment began may have an earlier stage, or a copy of this final one, in
-      // the previous segment (or an earlier-read file): reconcile() pairs and counts it. "Began" is the later of
-      // the segment's first event and the latest event just before it: an old line (a replayed copy) at the
-      // start of a segment must not make the requests after it look new.
-      const began = g.beforeMs === null ? g.startMs : g.startMs === null ? g.beforeMs : Math.max(g.startMs, g.beforeMs);
-      if (e.receivedMs !== null && began !== null && e.receivedMs <= began + HEAD_SLACK_MS && g.head.size < MAX_PENDING) {
+      if (this.inHead(g, e.receivedMs)) {
         g.head.set(id, e);
         return;
       }
@@ -1146,6 +1310,30 @@ export class ScanState {
     if (g.recent.has(id)) return; // an earlier stage logged after the final one
     g.pending.delete(id); // RequestReceived then ResponseStarted: keep the later, in insertion order
     this.holdOpen(g.pending, id, e);
+  }
+
+  /** An event's time into its segment's timing: the input's span and sketch, the segment's first events, spacing
+   * and gaps, and a named apiserver's own. */
+  private timeOf(g: Segment, t: number, apiserver: string | undefined): void {
+    this.touchTime(g.input, t);
+    sketchAdd(g.input.sketch, t);
+    if (g.startMs === null) g.startMs = t;
+    const minGap = candidateMinMs(this.timeOptions.gapMs);
+    const inHead = g.headTimes.length < HEAD_TIMES;
+    if (inHead) g.headTimes.push(t);
+    else g.headDropped = true;
+    timeStep(g, t, minGap, inHead ? g.headGaps : null);
+    if (apiserver !== undefined) this.streamTime(g, apiserver, t, minGap);
+  }
+
+  /** Whether a final event received at `receivedMs` belongs to the segment's head: a request received before the
+   * segment began (plus slack), whose earlier stage, or a copy of it, may be in the previous segment (or an
+   * earlier-read file): reconcile() pairs and counts it. "Began" is the later of the segment's first event and
+   * the latest event just before it: an old line (a replayed copy) at the start of a segment must not make the
+   * requests after it look new. */
+  private inHead(g: Segment, receivedMs: number | null): boolean {
+    const began = g.beforeMs === null ? g.startMs : g.startMs === null ? g.beforeMs : Math.max(g.startMs, g.beforeMs);
+    return receivedMs !== null && began !== null && receivedMs <= began + HEAD_SLACK_MS && g.head.size < MAX_PENDING;
   }
 
   /** An event time of an apiserver a wrapper named, for gaps in its own stream (as addAuditEvent's per input). */
@@ -1280,29 +1468,36 @@ export class ScanState {
 
   /** Counts a request for its client (user agent and user) on its input, within the MAX_CLIENT_INPUTS cap. */
   private countClient(e: AuditEvent, source: number | string, at: number, listing: boolean): void {
+    const c = this.clientEntry(e.userAgent, e.username, source);
+    if (c === null) {
+      this.time.clientInputsOverflow++;
+      return;
+    }
+    c.all.add(at);
+    if (listing) (c.lists ??= this.clientSeries()).add(at);
+  }
+
+  /** The entry of a client on a source in time.clientInputs, made when new; null past MAX_CLIENT_INPUTS. */
+  private clientEntry(userAgent: string, username: string, source: number | string): ClientCounts | null {
     const t = this.time;
     // A memo by user agent, user and source finds the entry without building its key (a string per request cost
     // the scan a few percent); an entry, once in clientInputs, stays the same object (mergeSnapshot merges into it).
-    let byUser = this.clientMemo.get(e.userAgent);
-    if (byUser === undefined) this.clientMemo.set(e.userAgent, (byUser = new Map()));
-    let bySource = byUser.get(e.username);
-    if (bySource === undefined) byUser.set(e.username, (bySource = new Map()));
+    let byUser = this.clientMemo.get(userAgent);
+    if (byUser === undefined) this.clientMemo.set(userAgent, (byUser = new Map()));
+    let bySource = byUser.get(username);
+    if (bySource === undefined) byUser.set(username, (bySource = new Map()));
     let c = bySource.get(source);
     if (c === undefined) {
-      const k = clientInputKey(source, e.userAgent, e.username);
+      const k = clientInputKey(source, userAgent, username);
       c = t.clientInputs.get(k);
       if (c === undefined) {
-        if (t.clientInputs.size >= MAX_CLIENT_INPUTS) {
-          t.clientInputsOverflow++;
-          return;
-        }
+        if (t.clientInputs.size >= MAX_CLIENT_INPUTS) return null;
         c = { all: this.clientSeries(), lists: null };
         t.clientInputs.set(k, c);
       }
       bySource.set(source, c);
     }
-    c.all.add(at);
-    if (listing) (c.lists ??= this.clientSeries()).add(at);
+    return c;
   }
   /** user agent → user → source → its entry of time.clientInputs (a cache of it, bounded by its cap) */
   private readonly clientMemo = new Map<string, Map<string, Map<number | string, ClientCounts>>>();
@@ -1440,6 +1635,13 @@ export function etcdKeyPasses(key: string, rangeEnd: string | null, etcdPrefix: 
     const plural = v.slice(0, dot);
     return rk === plural || rk === `${v.slice(dot + 1)}/${plural}`;
   });
+}
+
+/** The latency edges of the compiled aggregator (latency.ts latencyEdges), made once: 2,000 buckets past 10 ms
+ * reach 10·1.01^1999 ms, about 49 days; a longer latency is counted through countRequest. */
+let slotEdges: Float64Array | null = null;
+function slotLatencyEdges(): Float64Array {
+  return (slotEdges ??= latencyEdges(2000));
 }
 
 /** Most (fieldSelector, labelSelector) descriptions remembered per scan. */

@@ -520,8 +520,8 @@ class EngineFeeder {
       const declineFirst = this.firstOfInput && this.lineNo === 0 ? 1 : 0;
       this.engine.readLines(chunk, pos, last + 1, max - 1, declineFirst, (l) => {
         const lineNo = ++this.lineNo;
-        if (l.event !== null) {
-          st.addEngineLine(l.event, l.missingId);
+        if (l.accepted) {
+          st.addEngineLine(l);
           return;
         }
         st.noteEngineDeclined();
@@ -559,7 +559,7 @@ class EngineFeeder {
     h.line.copy(b, 0, 0, h.end);
     b[h.end] = 10;
     this.engine.readLines(b, 0, b.length, this.maxLineBytes - 1, 0, (l) => {
-      if (l.event !== null) st.addEngineLine(l.event, l.missingId);
+      if (l.accepted) st.addEngineLine(l);
       else {
         st.noteEngineDeclined();
         feedLine(st, b, l.start, l.end, lineNo, true, false);

@@ -1,8 +1,10 @@
 /*! The compiled line engine (issue 12): WebAssembly built from src/decode/engine/assembly/engine.ts. It reads audit
  * Event lines on its fast path into records (strings interned, times parsed, the list query parsed, a
  * responseObject's item counts read, request and response bodies skipped); every other line is declined and
- * read by the JavaScript path. It counts nothing: each record becomes the same
- * AuditEvent the JavaScript path makes, and ScanState counts both the same way, once.
+ * read by the JavaScript path. The same module holds the aggregator's per-line counting (assembly/slots.ts,
+ * issue 26): ScanState marks the records it counts now, the module adds them to slots keyed by interned ids, and
+ * ScanState folds the slots into its aggregates once per slot (drainSlots). A record ScanState does not mark
+ * becomes an AuditEvent (event()), counted as the JavaScript path's are.
  *
  * Loading: the SIMD build, else the scalar build (same source), else none (the caller reads every line in
  * JavaScript and says so on stderr). `--engine js` or AUDIT_SCAN_ENGINE=js skips it. */
@@ -51,6 +53,7 @@ const R = {
   LSEL: 27,
   NL: 28,
   RETURNED: 29,
+  MARK: 30,
 } as const;
 const O_RECEIVED = 128;
 const O_STAGE_T = 136;
@@ -60,6 +63,7 @@ const STAGES: Stage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete
 interface Exports {
   memory: WebAssembly.Memory;
   REC_BYTES: WebAssembly.Global;
+  SLOT_BYTES: WebAssembly.Global;
   init(inCap: number, maxStrings: number, maxInternLen: number): number;
   outPtr(): number;
   scratchPtr(): number;
@@ -67,6 +71,15 @@ interface Exports {
   newsLen(): number;
   lineCount(): number;
   scan(len: number, maxLine: number, declineFirst: number): number;
+  slotsSetup(maxSlots: number, pairCap: number, sampleCap: number, latN: number, bucketMs: number, clientMs: number): number;
+  slotsReset(): void;
+  slotsPtr(): number;
+  slotsLen(): number;
+  clientsPtr(): number;
+  clientsLen(): number;
+  pairsPtr(): number;
+  pairsCompact(): number;
+  countRecords(out: number, n: number, recBytes: number, scratch: number, from: number): number;
 }
 
 /** What loading found: the engine, or why there is none. */
@@ -118,10 +131,11 @@ export function loadEngine(): EngineLoad {
   return { engine: null, reason: m.error ?? 'no engine module' };
 }
 
-/** One line as the engine saw it. */
+/** One line as the engine saw it; valid during the readLines() callback only. */
 export interface EngineLine {
-  /** the AuditEvent it read, or null: declined (read the line in JavaScript) */
-  event: AuditEvent | null;
+  /** the engine read it as an audit event (the LineEngine's accessors give its fields); false: declined (read the
+   * line in JavaScript) */
+  accepted: boolean;
   /** the event had no auditID (the caller names it) */
   missingId: boolean;
   /** the line's bytes in the caller's buffer: [start, end) without \r, and its \n */
@@ -129,6 +143,77 @@ export interface EngineLine {
   end: number;
   nl: number;
 }
+
+/** Mark bits the host sets on a line's record for the aggregator (slots.ts M_*). */
+export const MARK_COUNT = 1;
+export const MARK_READ = 2;
+export const MARK_LISTING = 4;
+export const MARK_WATCH_END = 8;
+
+/** One slot of the aggregator (slots.ts): a request key of the engine's strings and what its requests added. */
+export interface Slot {
+  /** MARK_READ | MARK_LISTING | MARK_WATCH_END of its requests */
+  bits: number;
+  verb: string;
+  userAgent: string;
+  username: string;
+  nodeName: string | null;
+  resource: string;
+  apiGroup: string;
+  namespace: string;
+  fieldSelector: string | null;
+  labelSelector: string | null;
+  /** the engine's ids of the two selectors, or -1 (ScanState's selector memo key) */
+  fieldSelectorId: number;
+  labelSelectorId: number;
+  /** 0 absent or empty, 1 "0", 2 another value */
+  rvClass: number;
+  resourceVersionMatch: string | null;
+  limited: boolean;
+  continueToken: boolean;
+  watch: boolean;
+  sendInitialEvents: boolean;
+  code: number | null;
+  requests: number;
+  firstMs: number;
+  lastMs: number;
+  returnedN: number;
+  returnedSum: number;
+  returnedMax: number;
+  /** the most objects a complete list of it returned (returned + remaining), -1: none */
+  fullList: number;
+  latencyN: number;
+  latencyMin: number;
+  latencyMax: number;
+  sampleMs: number;
+  sampleUri: string;
+  client: number;
+}
+
+/** Per-bucket counts of the aggregator's pairs (slots.ts P_*): id (0, a client, a slot), kind, key, count. */
+export const PAIR_ALL = 0;
+export const PAIR_LISTS = 1;
+export const PAIR_WATCH_END = 2;
+export const PAIR_CLIENT = 3;
+export const PAIR_CLIENT_LISTS = 4;
+export const PAIR_READ = 5;
+export const PAIR_LATENCY = 6;
+
+export interface SlotTables {
+  slots: Slot[];
+  /** client id → [user agent, user] */
+  clients: Array<[string, string]>;
+  pairs: { n: number; id: Uint32Array; kind: Uint32Array; key: Float64Array; count: Uint32Array };
+}
+
+/** Slot layout (slots.ts S_*). */
+const S = { COUNT: 56, RET_N: 60, FIRST: 64, LAST: 72, RET_SUM: 80, RET_MAX: 88, FULL: 96, LAT_N: 104, CLIENT: 108, LAT_MIN: 112, LAT_MAX: 120, SAMPLE_MS: 128, SAMPLE_P: 136, SAMPLE_L: 140 } as const;
+// The aggregator's tables: slots, pairs (a power of two; folded at 75%), bytes of sample URIs (more than a line).
+// AUDIT_SCAN_SLOT_TABLES=<slots> makes them small (pairs 8 per slot) so that tests fold them many times a segment.
+const SMALL_TABLES = Number(process.env.AUDIT_SCAN_SLOT_TABLES ?? 0);
+const MAX_SLOTS = SMALL_TABLES > 0 ? 1 << Math.ceil(Math.log2(SMALL_TABLES)) : 1 << 15;
+const PAIR_CAP = SMALL_TABLES > 0 ? 1 << Math.ceil(Math.log2(SMALL_TABLES * 8)) : 1 << 18;
+const SAMPLE_CAP = 4 << 20;
 
 export class LineEngine {
   private readonly x: Exports;
@@ -143,6 +228,17 @@ export class LineEngine {
   /** lines read by the engine / declined, over the engine's life */
   accepted = 0;
   declined = 0;
+  /** the record of the line being handed out (readLines), as an i32 and an f64 index, and the scratch address */
+  private r = 0;
+  private f = 0;
+  private scratch = 0;
+  /** records marked for the aggregator in the current batch */
+  private marked = 0;
+  /** the aggregator: set up (slotsSetup) with these widths, and what to call when its tables fill */
+  private slotWidths: [number, number] | null = null;
+  onSlotsFull: (() => void) | null = null;
+  /** ids of strings the host compares records with (learnStrings notes them as they are interned) */
+  readonly ids = { list: -2, get: -2, watch: -2, create: -2, nodes: -2, leases: -2, token: -2, serviceaccounts: -2, 'kube-system': -2 };
 
   constructor(x: Exports) {
     this.x = x;
@@ -167,7 +263,7 @@ export class LineEngine {
   readLines(buf: Buffer, from: number, to: number, maxLine: number, declineFirst: number, each: (l: EngineLine) => void): void {
     let s = from;
     let first = declineFirst;
-    const line: EngineLine = { event: null, missingId: false, start: 0, end: 0, nl: 0 };
+    const line: EngineLine = { accepted: false, missingId: false, start: 0, end: 0, nl: 0 };
     while (s < to) {
       let e = to;
       if (e - s > IN_CAP) {
@@ -175,7 +271,7 @@ export class LineEngine {
         if (e <= s) {
           // one line longer than the engine's input: declined whole
           const nl = buf.indexOf(10, s);
-          line.event = null;
+          line.accepted = false;
           line.start = s;
           line.nl = nl;
           line.end = nl > s && buf[nl - 1] === 13 ? nl - 1 : nl;
@@ -193,8 +289,9 @@ export class LineEngine {
       this.refresh();
       this.learnStrings();
       const out = this.x.outPtr();
-      const scratch = this.x.scratchPtr();
+      this.scratch = this.x.scratchPtr();
       const w = this.recBytes >> 2;
+      this.marked = 0;
       for (let i = 0; i < n; i++) {
         const r = (out >> 2) + i * w;
         const i32 = this.i32;
@@ -205,15 +302,18 @@ export class LineEngine {
         // "(re)initializing" from API Priority and Fairness (rare lines, so the engine does not read messages).
         if (i32[r + R.STATUS] === 1 && i32[r + R.CODE] !== 429) {
           this.accepted++;
+          line.accepted = true;
           line.missingId = i32[r + R.ID_P]! < 0;
-          line.event = this.event(r, (out + i * this.recBytes) >> 3, scratch);
+          this.r = r;
+          this.f = (out + i * this.recBytes) >> 3;
         } else {
           this.declined++;
-          line.event = null;
+          line.accepted = false;
           line.missingId = false;
         }
         each(line);
       }
+      if (this.marked > 0) this.countMarked(out, n);
       first = Math.max(0, first - n);
       s += consumed;
     }
@@ -243,11 +343,14 @@ export class LineEngine {
     if (n === 0) return;
     const base = this.x.newsPtr() >> 2;
     const u32 = this.i32;
+    const ids = this.ids as Record<string, number>;
     for (let i = 0; i < n; i++) {
       const id = u32[base + i * 3]!;
       const p = u32[base + i * 3 + 1]! >>> 0;
       const len = u32[base + i * 3 + 2]!;
-      this.strings[id] = this.bytes.toString('utf8', p, p + len);
+      const str = this.bytes.toString('utf8', p, p + len);
+      this.strings[id] = str;
+      if (len <= 15 && ids[str] === -2) ids[str] = id;
     }
   }
 
@@ -255,11 +358,44 @@ export class LineEngine {
     return id < 0 ? '' : this.strings[id]!;
   }
 
-  private scratchString(scratch: number, p: number, len: number): string {
-    return p < 0 ? '' : this.bytes.toString('utf8', scratch + p, scratch + p + len);
+  private scratchString(p: number, len: number): string {
+    return p < 0 ? '' : this.bytes.toString('utf8', this.scratch + p, this.scratch + p + len);
   }
 
-  private event(r: number, f: number, scratch: number): AuditEvent {
+  // ---- the current line's fields (during readLines' callback, for an accepted line) ----
+
+  /** A field of the current record: an interned id (-1 absent), a code (-1 none), a count. */
+  field(k: keyof typeof R): number {
+    return this.i32[this.r + R[k]]!;
+  }
+  /** 0 RequestReceived, 1 ResponseStarted, 2 ResponseComplete, 3 Panic */
+  stage(): number {
+    return this.i32[this.r + R.STAGE]!;
+  }
+  receivedMs(): number | null {
+    const t = this.f64[this.f + (O_RECEIVED >> 3)]!;
+    return Number.isNaN(t) ? null : t;
+  }
+  stageMs(): number | null {
+    const t = this.f64[this.f + (O_STAGE_T >> 3)]!;
+    return Number.isNaN(t) ? null : t;
+  }
+  auditID(): string {
+    return this.scratchString(this.i32[this.r + R.ID_P]!, this.i32[this.r + R.ID_L]!);
+  }
+  nameLength(): number {
+    return this.i32[this.r + R.NAME_P]! < 0 ? 0 : this.i32[this.r + R.NAME_L]!;
+  }
+  /** Hands the current record to the aggregator with MARK_* bits: it is counted there (enableSlots first). */
+  mark(bits: number): void {
+    this.i32[this.r + R.MARK] = bits;
+    this.marked++;
+  }
+
+  /** The current line as an AuditEvent. */
+  event(): AuditEvent {
+    const r = this.r;
+    const f = this.f;
     const i32 = this.i32;
     const S = this.strings;
     const rvClass = i32[r + R.RV_CLASS]!;
@@ -270,7 +406,7 @@ export class LineEngine {
     const query: ListQuery = {
       fieldSelector: fs < 0 ? null : S[fs]!,
       labelSelector: ls < 0 ? null : S[ls]!,
-      resourceVersion: rvClass === 0 ? null : rvClass === 1 ? '0' : rvClass === 3 ? '' : this.scratchString(scratch, i32[r + R.RV_P]!, i32[r + R.RV_L]!),
+      resourceVersion: rvClass === 0 ? null : rvClass === 1 ? '0' : rvClass === 3 ? '' : this.scratchString(i32[r + R.RV_P]!, i32[r + R.RV_L]!),
       resourceVersionMatch: rvm < 0 ? null : S[rvm]!,
       limit: i32[r + R.LIMIT]!,
       continueToken: (flags & 1) !== 0,
@@ -284,18 +420,18 @@ export class LineEngine {
     const node = i32[r + R.NODE]!;
     const code = i32[r + R.CODE]!;
     return {
-      auditID: this.scratchString(scratch, i32[r + R.ID_P]!, i32[r + R.ID_L]!),
+      auditID: this.scratchString(i32[r + R.ID_P]!, i32[r + R.ID_L]!),
       stage: STAGES[i32[r + R.STAGE]!]!,
       level: this.str(i32[r + R.LEVEL]!),
       verb: S[i32[r + R.VERB]!]!,
-      requestURI: this.scratchString(scratch, i32[r + R.URI_P]!, i32[r + R.URI_L]!),
+      requestURI: this.scratchString(i32[r + R.URI_P]!, i32[r + R.URI_L]!),
       username: this.str(i32[r + R.USER]!),
       userAgent: this.str(i32[r + R.UA]!),
       nodeName: node < 0 ? null : S[node]!,
       resource: this.str(i32[r + R.RESOURCE]!),
       apiGroup: this.str(i32[r + R.GROUP]!),
       namespace: this.str(i32[r + R.NS]!),
-      name: this.scratchString(scratch, i32[r + R.NAME_P]!, i32[r + R.NAME_L]!),
+      name: this.scratchString(i32[r + R.NAME_P]!, i32[r + R.NAME_L]!),
       subresource: this.str(i32[r + R.SUB]!),
       code: code < 0 ? null : code,
       receivedMs: Number.isNaN(received) ? null : received,
@@ -310,6 +446,117 @@ export class LineEngine {
       query,
       selectorKey: (fs + 1) * 2 ** 21 + (ls + 1),
     };
+  }
+
+  // ---- the aggregator (slots.ts) ----
+
+  /** Sets up the aggregator's tables: buckets of `bucketMs` for the shared series, of `clientMs` for the clients'
+   * (a multiple of bucketMs), and the latency edges (latencyEdges[j]: the least latency in bucket 100 + j). */
+  enableSlots(bucketMs: number, clientMs: number, latencyEdges: Float64Array): void {
+    if (this.slotWidths !== null && this.slotWidths[0] === bucketMs && this.slotWidths[1] === clientMs) return;
+    const at = this.x.slotsSetup(MAX_SLOTS, PAIR_CAP, SAMPLE_CAP, latencyEdges.length, bucketMs, clientMs);
+    this.refresh();
+    this.f64.set(latencyEdges, at >> 3);
+    this.slotWidths = [bucketMs, clientMs];
+  }
+
+  get slotsEnabled(): boolean {
+    return this.slotWidths !== null;
+  }
+
+  /** Counts the marked records of the batch; when a table fills, the host folds (onSlotsFull) and counting goes on. */
+  private countMarked(out: number, n: number): void {
+    let from = 0;
+    for (;;) {
+      from = this.x.countRecords(out, n, this.recBytes, this.scratch, from);
+      if (from >= n) return;
+      // a table is full: the host folds what the slots hold, and they start again
+      if (this.onSlotsFull === null) throw new Error('LineEngine: the aggregator is full and no one folds it');
+      this.onSlotsFull();
+    }
+  }
+
+  /** true when the aggregator holds requests not folded yet. */
+  get slotsPending(): boolean {
+    return this.slotWidths !== null && this.x.slotsLen() > 0;
+  }
+
+  /** Reads the aggregator's slots, clients and pairs out, and empties them. */
+  drainSlots(): SlotTables {
+    const x = this.x;
+    const n = x.slotsLen();
+    const nc = x.clientsLen();
+    const np = x.pairsCompact();
+    this.refresh();
+    const i32 = this.i32;
+    const f64 = this.f64;
+    const slotBytes = x.SLOT_BYTES.value as number;
+    const base = x.slotsPtr();
+    const slots: Slot[] = [];
+    const str = (id: number): string => (id < 0 ? '' : this.strings[id]!);
+    const orNull = (id: number): string | null => (id < 0 ? null : this.strings[id]!);
+    for (let i = 0; i < n; i++) {
+      const p = base + i * slotBytes;
+      const k = p >> 2;
+      const d = p >> 3;
+      const flags = i32[k + 12]!;
+      const code = i32[k + 13]!;
+      const sp = i32[(p + S.SAMPLE_P) >> 2]!;
+      const sl = i32[(p + S.SAMPLE_L) >> 2]!;
+      slots.push({
+        bits: i32[k]!,
+        verb: str(i32[k + 1]!),
+        userAgent: str(i32[k + 2]!),
+        username: str(i32[k + 3]!),
+        nodeName: orNull(i32[k + 4]!),
+        resource: str(i32[k + 5]!),
+        apiGroup: str(i32[k + 6]!),
+        namespace: str(i32[k + 7]!),
+        fieldSelector: orNull(i32[k + 8]!),
+        labelSelector: orNull(i32[k + 9]!),
+        fieldSelectorId: i32[k + 8]!,
+        labelSelectorId: i32[k + 9]!,
+        rvClass: i32[k + 10]!,
+        resourceVersionMatch: orNull(i32[k + 11]!),
+        limited: (flags & 8) !== 0,
+        continueToken: (flags & 1) !== 0,
+        watch: (flags & 2) !== 0,
+        sendInitialEvents: (flags & 4) !== 0,
+        code: code < 0 ? null : code,
+        requests: i32[(p + S.COUNT) >> 2]!,
+        firstMs: f64[d + (S.FIRST >> 3)]!,
+        lastMs: f64[d + (S.LAST >> 3)]!,
+        returnedN: i32[(p + S.RET_N) >> 2]!,
+        returnedSum: f64[d + (S.RET_SUM >> 3)]!,
+        returnedMax: f64[d + (S.RET_MAX >> 3)]!,
+        fullList: f64[d + (S.FULL >> 3)]!,
+        latencyN: i32[(p + S.LAT_N) >> 2]!,
+        latencyMin: f64[d + (S.LAT_MIN >> 3)]!,
+        latencyMax: f64[d + (S.LAT_MAX >> 3)]!,
+        sampleMs: f64[d + (S.SAMPLE_MS >> 3)]!,
+        sampleUri: sl > 0 ? this.bytes.toString('utf8', this.samplesBase() + sp, this.samplesBase() + sp + sl) : '',
+        client: i32[(p + S.CLIENT) >> 2]!,
+      });
+    }
+    const clients: Array<[string, string]> = [];
+    const cb = x.clientsPtr() >> 2;
+    for (let i = 0; i < nc; i++) clients.push([str(i32[cb + i * 2]!), str(i32[cb + i * 2 + 1]!)]);
+    const pairs = { n: np, id: new Uint32Array(np), kind: new Uint32Array(np), key: new Float64Array(np), count: new Uint32Array(np) };
+    const pb = x.pairsPtr();
+    for (let i = 0; i < np; i++) {
+      const p = pb + i * 24;
+      pairs.id[i] = i32[p >> 2]!;
+      pairs.kind[i] = i32[(p >> 2) + 1]!;
+      pairs.key[i] = f64[(p + 8) >> 3]!;
+      pairs.count[i] = i32[(p >> 2) + 4]!;
+    }
+    x.slotsReset();
+    return { slots, clients, pairs };
+  }
+
+  /** The sample area follows the pairs (slots.ts slotsInit). */
+  private samplesBase(): number {
+    return this.x.pairsPtr() + PAIR_CAP * 24;
   }
 }
 

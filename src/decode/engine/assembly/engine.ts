@@ -11,6 +11,9 @@
 // Memory is laid out by the host through init(); everything is raw loads and stores (runtime stub, no GC).
 
 // ---- regions (set by init) ----------------------------------------------------------------------------
+import { slotsLayout, slotsInit, latencyEdgesPtr, R_MARK } from './slots';
+export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, pairsCompact, countRecords } from './slots';
+
 let IN: usize = 0; // input bytes, IN_CAP + 16 of padding for SIMD loads
 let IN_CAP: u32 = 0;
 let OUT: usize = 0; // line records, REC_BYTES each
@@ -108,6 +111,14 @@ export function init(inCap: u32, maxStrings: u32, maxInternLen: u32): usize {
   ARENA_CAP_END = ARENA + (1 << 20);
   STRINGS = 0;
   return IN;
+}
+
+/** Lays out the aggregator's tables (slots.ts) after the engine's; returns where the host writes the latency
+ * edges. */
+export function slotsSetup(maxSlots: u32, pairCap: u32, sampleCap: u32, latN: u32, bucketMs: f64, clientMs: f64): usize {
+  const base = grow(slotsLayout(maxSlots, pairCap, sampleCap, latN));
+  slotsInit(base, maxSlots, pairCap, sampleCap, latN, bucketMs, clientMs);
+  return latencyEdgesPtr();
 }
 
 export function outPtr(): usize {
@@ -1587,6 +1598,7 @@ export function scan(len: u32, maxLine: u32, declineFirst: u32): u32 {
       ok = readEvent();
     }
     setI(R_STATUS, ok ? 1 : 0);
+    setI(R_MARK, 0);
     lines++;
     p = nl + 1;
   }
