@@ -16,7 +16,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { escapeLines, makeCase } from './generated-logs.js';
+import { aggregatorEdges, escapeLines, makeCase } from './generated-logs.js';
 import { readInputs, type OracleGroup, type OracleReport } from './oracle.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -24,10 +24,14 @@ const BIN = join(ROOT, 'bin/audit-scan.js');
 const SPLIT = 512;
 
 /** One CLI call as a child process: JSON, every row (--top), syslog dates in 2026, the given engine and threads. */
-function cli(files: string[], engine: 'wasm' | 'js', threads: number, split: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(files: string[], engine: 'wasm' | 'js', threads: number, split: number, smallTables = false): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', TZ: 'UTC', AUDIT_SCAN_MIN_SPLIT_BYTES: String(split) };
   delete env.AUDIT_SCAN_ENGINE;
   delete env.AUDIT_SCAN_MAX_LINE_BYTES;
+  delete env.AUDIT_SCAN_SLOTS;
+  delete env.AUDIT_SCAN_SLOT_TABLES;
+  // the compiled aggregator with 16 slots and 128 pairs: its tables fill and fold every few lines
+  if (smallTables) env.AUDIT_SCAN_SLOT_TABLES = '16';
   const args = ['-o', 'json', '--top', '1000000', '--syslog-year', '2026', '--engine', engine, '-j', String(threads), ...files];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -40,8 +44,9 @@ function cli(files: string[], engine: 'wasm' | 'js', threads: number, split: num
   });
 }
 
-/** The calls compared with the reference, --engine wasm -j 1 (the default engine, one thread). */
-const VARIANTS = [['js', 1], ['wasm', 2], ['wasm', 3]] as const;
+/** The calls compared with the reference, --engine wasm -j 1 (the default engine, one thread): the JavaScript
+ * path, 2 and 3 threads, and the compiled aggregator with tables so small that it folds every few lines. */
+const VARIANTS = [['js', 1, false], ['wasm', 2, false], ['wasm', 3, false], ['wasm', 1, true]] as const;
 
 /** Same exit code, same bytes on stdout; on a difference, where it starts. */
 function expectSame(ref: { code: number | null; stdout: string; stderr: string }, other: { code: number | null; stdout: string; stderr: string }, what: string): void {
@@ -215,9 +220,10 @@ function batchTests(b: Batch): void {
         expectOracle(JSON.parse(r.stdout), o);
       });
     }
-    for (const [engine, threads] of VARIANTS) {
-      it(`--engine ${engine} -j ${threads}: byte-identical`, async () => {
-        expectSame(await reference(), await cli(b.files, engine, threads, b.split), `--engine ${engine} -j ${threads}`);
+    for (const [engine, threads, small] of VARIANTS) {
+      const what = `--engine ${engine} -j ${threads}${small ? ', small aggregator tables' : ''}`;
+      it(`${what}: byte-identical`, async () => {
+        expectSame(await reference(), await cli(b.files, engine, threads, b.split, small), what);
       });
     }
   });
@@ -227,6 +233,9 @@ describe('wasm and js, 1 to 3 threads: byte-identical, and equal to the oracle o
   for (const b of fixtureBatches()) batchTests(b);
   batchTests({ name: 'the 12 seeded corrupted logs of the property test (oracle)', files: writeAll('p', Array.from({ length: 12 }, (_, i) => makeCase(i + 1).bytes)), oracle: true, split: SPLIT });
   batchTests({ name: 'the generated edge lines, seeds 1 to 20 (oracle)', files: writeAll('e', Array.from({ length: 20 }, (_, i) => escapeLines(i + 1))), oracle: true, split: SPLIT });
+  // The compiled aggregator's tables fill and fold in the middle of a segment; its samples, latencies and the
+  // requests it leaves to the event path (test/generated-logs.ts aggregatorEdges). Cut in 4 and 6 on 2 and 3 threads.
+  batchTests({ name: 'the compiled aggregator at its edges', files: writeAll('a', [aggregatorEdges(1)]), oracle: false, split: 1 << 20 });
 
   it('compared the oracle with something', () => {
     // Not vacuous: the oracle met thousands of requests and hundreds of groups (run with the tests above).

@@ -325,3 +325,66 @@ export function bodyLines(seed: number): Buffer {
   }
   return Buffer.from(out.join('\n') + '\n', 'latin1');
 }
+
+/** A log that walks the edges of the compiled aggregator (src/decode/engine/assembly/slots.ts): more request keys
+ * than its slot table holds and more (key, bucket) pairs than its pair table, so that it folds in the middle of
+ * a segment; samples tied on time whose URIs differ past ASCII (JavaScript orders UTF-16, not bytes); latencies of
+ * every size, fractions of a microsecond from 0 up to days (past its edge table: counted in JavaScript); watches
+ * that are watch-lists and one refused as invalid; complete and paged lists of a whole resource; the requests it
+ * leaves to the event path (TokenRequests, a node by name, identity leases, no objectRef). */
+export function aggregatorEdges(seed: number): Buffer {
+  const r = rng(seed);
+  const lines: string[] = [];
+  const t0 = Date.UTC(2026, 10, 30, 10, 0, 0);
+  const iso = (ms: number, us = 0): string => new Date(Math.floor(ms)).toISOString().replace('Z', `${String(us).padStart(3, '0')}Z`);
+  let id = 0;
+  const ev = (o: { uri: string; verb: string; ua: string; user?: string; ref?: Record<string, unknown>; code?: number; at: number; lat: number; us?: number; extra?: Record<string, unknown> }): void => {
+    const us = o.us ?? Math.floor(r() * 1000);
+    const stageUs = Math.floor(r() * 1000);
+    lines.push(
+      JSON.stringify({
+        kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: `agg-${seed}-${++id}`, stage: 'ResponseComplete',
+        requestURI: o.uri, verb: o.verb, user: { username: o.user ?? 'system:serviceaccount:ns:sa', groups: ['system:authenticated'] }, sourceIPs: ['10.0.0.1'], userAgent: o.ua,
+        ...(o.ref === undefined ? {} : { objectRef: o.ref }), responseStatus: { metadata: {}, code: o.code ?? 200 },
+        ...(o.extra ?? {}),
+        requestReceivedTimestamp: iso(o.at, us), stageTimestamp: iso(o.at + o.lat, stageUs),
+      }),
+    );
+  };
+  const pods = { resource: 'pods', apiVersion: 'v1' };
+  // 3,000 clients listing pods in 3 namespaces, twice each: 9,000 slots and some 40,000 pairs (the differential
+  // test's small tables, AUDIT_SCAN_SLOT_TABLES, fold them many times in a segment); 3,000 read groups and clients,
+  // under the caps of both (past them, which are kept depends on the thread count)
+  for (let i = 0; i < 3_000; i++) {
+    for (let k = 0; k < 3; k++) {
+      for (let m = 0; m < 2; m++) {
+        const lat = [0, 0.05, 3.3, 9.999, 10, 10.05, 250, 4_000, 61_000][Math.floor(r() * 9)]! + r();
+        ev({ uri: `/api/v1/namespaces/ns${k}/pods?limit=500&resourceVersion=0`, verb: 'list', ua: `client-${i}/v1`, ref: { ...pods, namespace: `ns${k}` }, at: t0 + i * 1000 + k * 300 + m * 1100 + Math.floor(r() * 40), lat });
+      }
+    }
+  }
+  // one group's sample: requests of one slot at one time, URIs differing past ASCII: U+E000 sorts before an emoji
+  // in bytes and code points, after it in UTF-16 (JavaScript's order, which the sample follows)
+  for (const c of ['\ue000', '\u{1f600}', '\ue001']) ev({ uri: `/api/v1/namespaces/a/pods?limit=5&x=${c}`, verb: 'list', ua: 'sampler/1', ref: { ...pods, namespace: 'a' }, at: t0 + 5, lat: 2, us: 7 });
+  // watches: watch-lists (sendInitialEvents), one refused as invalid, plain ones
+  for (const [q, code] of [['sendInitialEvents=true&resourceVersionMatch=NotOlderThan&watch=true', 200], ['sendInitialEvents=true&watch=true', 400], ['resourceVersion=5&watch=true', 200]] as const) {
+    for (let k = 0; k < 5; k++) ev({ uri: `/api/v1/pods?${q}`, verb: 'watch', ua: 'informer/2', ref: pods, code, at: t0 + 100_000 + k * 1000, lat: 300_000 + k });
+  }
+  // complete lists of a whole resource (RequestResponse): how many objects there are
+  for (const [items, remaining, limit] of [[7, undefined, 0], [5, 20, 5], [3, undefined, 5], [5, undefined, 5]] as const) {
+    const uri = limit > 0 ? `/api/v1/configmaps?limit=${limit}` : '/api/v1/configmaps';
+    ev({ uri, verb: 'list', ua: 'lister/1', ref: { resource: 'configmaps', apiVersion: 'v1' }, at: t0 + 200_000, lat: 4, extra: { level: 'RequestResponse', responseObject: { kind: 'ConfigMapList', apiVersion: 'v1', metadata: remaining === undefined ? {} : { remainingItemCount: remaining }, items: Array.from({ length: items }, (_, j) => ({ metadata: { name: `c${j}` } })) } } });
+  }
+  // days of latency (past the edge table), TokenRequests, a node by name, an identity lease, no objectRef
+  ev({ uri: '/api/v1/namespaces/a/pods?watch=true', verb: 'watch', ua: 'slow/1', ref: { ...pods, namespace: 'a' }, at: t0 - 60 * 86_400_000, lat: 55 * 86_400_000 });
+  for (let k = 0; k < 3; k++) ev({ uri: '/api/v1/namespaces/a/serviceaccounts/default/token', verb: 'create', ua: 'kubelet/v1.30.0 (linux/amd64) kubernetes/abc', user: `system:node:n${k}`, ref: { resource: 'serviceaccounts', namespace: 'a', name: 'default', subresource: 'token', apiVersion: 'v1' }, code: 201, at: t0 + 300_000 + k, lat: 3 });
+  ev({ uri: '/api/v1/nodes/n7', verb: 'get', ua: 'kubelet/v1.30.0 (linux/amd64) kubernetes/abc', user: 'system:node:n7', ref: { resource: 'nodes', name: 'n7', apiVersion: 'v1' }, at: t0 + 300_100, lat: 1 });
+  ev({ uri: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/apiserver-abc', verb: 'create', ua: 'kube-apiserver/v1.30.0 (linux/amd64) kubernetes/abc', user: 'system:apiserver', ref: { resource: 'leases', namespace: 'kube-system', name: 'apiserver-abc', apiGroup: 'coordination.k8s.io', apiVersion: 'v1' }, code: 201, at: t0 + 300_200, lat: 2 });
+  ev({ uri: '/healthz', verb: 'get', ua: 'probe/1', at: t0 + 300_300, lat: 0.5 });
+  // shuffled a little: times out of order within the log
+  for (let i = lines.length - 1; i > 0; i -= 7) {
+    const j = Math.max(0, i - Math.floor(r() * 50));
+    [lines[i], lines[j]] = [lines[j]!, lines[i]!];
+  }
+  return Buffer.from(lines.join('\n') + '\n');
+}

@@ -3,7 +3,7 @@
 // Expected values worked out from the bucket rule: above 10 ms, bucket(ms) = 100 + floor(ln(ms/10) / ln 1.01),
 // and a bucket stands for 10 × 1.01^(bucket − 100 + 0.5).
 import { describe, expect, it } from 'vitest';
-import { bucketValue, latencyAdd, latencyBucket, latencyFigures, latencyMerge, newLatency } from '../../src/aggregate/latency.js';
+import { bucketValue, latencyAdd, latencyBucket, latencyEdges, latencyFigures, latencyMerge, newLatency } from '../../src/aggregate/latency.js';
 
 describe('latencyBucket', () => {
   it.each<[number, number]>([
@@ -100,5 +100,55 @@ describe('latencyFigures', () => {
     // 90; from 100 ms every bucket up to 1,000 ms's is met: 331 to 562, 232
     expect(s.buckets.size).toBe(9 + 90 + 232);
     expect(s.n).toBe(100_000);
+  });
+});
+
+describe('latencyEdges: the compiled aggregator buckets as latencyBucket does', () => {
+  const edges = latencyEdges(2000);
+  // what slots.ts does with them: 0.1 ms buckets below 10 ms, then the largest j with edges[j] <= v
+  const viaEdges = (v: number): number => {
+    if (!(v > 0)) return 0;
+    if (v < 10) return Math.floor(v * 10 + 1e-9);
+    let lo = 0;
+    let hi = edges.length;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (edges[mid]! <= v) lo = mid;
+      else hi = mid;
+    }
+    return 100 + lo;
+  };
+  it('starts at 10 ms and each edge is the least double of its bucket', () => {
+    expect(edges[0]).toBe(10);
+    const f = new Float64Array(1);
+    const u = new BigUint64Array(f.buffer);
+    for (let j = 1; j < edges.length; j += 97) {
+      expect(latencyBucket(edges[j]!)).toBeGreaterThanOrEqual(100 + j);
+      f[0] = edges[j]!;
+      u[0]! -= 1n; // the double just below
+      expect(latencyBucket(f[0]!)).toBeLessThan(100 + j);
+    }
+  });
+  it.each([
+    [0, 0],
+    [-3, 0],
+    [9.99999, 99],
+    [10, 100],
+    [10.09, 100], // ln(1.009) / ln(1.01) = 0.90
+    [10.11, 101], // 1.09
+    [250, 423], // ln(25) / ln(1.01) = 323.5
+    [3_600_000, 1385], // ln(360,000) / ln(1.01) = 1,285.8
+  ])('%s ms', (v, want) => {
+    expect(latencyBucket(v)).toBe(want);
+    expect(viaEdges(v)).toBe(want);
+  });
+  it('agrees on 100,000 seeded latencies, at edges and between them', () => {
+    let s = 7;
+    const rnd = (): number => ((s = (s * 1103515245 + 12345) % 2 ** 31), s / 2 ** 31);
+    for (let i = 0; i < 100_000; i++) {
+      const v = i % 2 === 0 ? 10 ** (rnd() * 9) : edges[Math.floor(rnd() * edges.length)]! * (1 + (rnd() - 0.5) * 1e-15);
+      if (v >= edges[edges.length - 1]!) continue;
+      expect(viaEdges(v), String(v)).toBe(latencyBucket(v));
+    }
   });
 });
