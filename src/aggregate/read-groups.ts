@@ -5,6 +5,7 @@
 import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
 import type { ListQuery } from '../model/request-uri.js';
 import type { SelectorInfo } from '../model/selector.js';
+import type { Slot } from '../decode/engine/engine.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
 import { latencyAdd, latencyMerge, newLatency, type LatencySketch } from './latency.js';
 
@@ -305,7 +306,7 @@ export class ReadGroups {
    * with both times, answered (no 429), none with etcd or APF annotations: what add() counts for each of them, at
    * once. Returns the group and, when its requests are marked, the mark series; the caller adds the slot's
    * per-bucket counts with seriesAdd() and the mark, and its latency buckets with latencyAddBucket(). */
-  addSlot(s: SlotFigures, resource: string, apiGroup: string, namespace: string, q: ListQuery, sel: SelectorInfo, node: string | null, input: number): { group: ReadGroup; mark: TimeSeries | null } {
+  addSlot(s: Slot, resource: string, apiGroup: string, namespace: string, q: ListQuery, sel: SelectorInfo, node: string | null, input: number): { group: ReadGroup; mark: TimeSeries | null } {
     const watchList = isWatchList(s.verb, q, s.code);
     const verb = watchList ? 'list' : s.verb;
     const g = this.groupFor(verb, s.userAgent, s.username, resource, apiGroup, namespace, sel, s.sampleUri, s.sampleMs);
@@ -431,25 +432,6 @@ function answeredMark(verb: string, code: number | null, q: ListQuery, sel: Sele
   // while the cache initialises, only lists with a limit and no selector go to etcd (1.31+, DOMAIN.md §1.3)
   if (q.limit > 0 && sel.shape === '') return 'lim';
   return null;
-}
-
-/** What a slot of the compiled aggregator holds (decode/engine/engine.ts Slot), as addSlot() reads it. */
-export interface SlotFigures {
-  verb: string;
-  userAgent: string;
-  username: string;
-  code: number | null;
-  requests: number;
-  firstMs: number;
-  lastMs: number;
-  returnedN: number;
-  returnedSum: number;
-  returnedMax: number;
-  latencyN: number;
-  latencyMin: number;
-  latencyMax: number;
-  sampleMs: number;
-  sampleUri: string;
 }
 
 function addCapped(g: ReadGroup, set: Set<string>, v: string): void {

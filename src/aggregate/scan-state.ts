@@ -1110,23 +1110,10 @@ export class ScanState {
     g.input.auditEvents++;
     this.timeOf(g, st, undefined);
     const id = l.missingId ? this.syntheticId() : eng.auditID();
-    if (eng.stage() >= 2) {
-      if (g.recent.has(id)) {
-        g.input.duplicateEvents++;
-        return;
-      }
-      this.rememberTerminal(g, id);
-      if (g.pending.size > 0) g.pending.delete(id);
-      if (this.inHead(g, rec)) {
-        g.head.set(id, this.engineEvent(eng, id));
-        return;
-      }
-      this.countEngine(eng, id, rec, st);
-      return;
-    }
-    if (g.recent.has(id)) return; // an earlier stage logged after the final one
-    g.pending.delete(id); // RequestReceived then ResponseStarted: keep the later, in insertion order
-    this.holdOpen(g.pending, id, this.engineEvent(eng, id));
+    const v = this.admit(g, id, eng.stage() >= 2, rec);
+    if (v === COUNT) this.countEngine(eng, id, rec, st);
+    else if (v === HEAD) g.head.set(id, this.engineEvent(eng, id));
+    else if (v === HOLD) this.holdOpen(g.pending, id, this.engineEvent(eng, id));
   }
 
   private engineEvent(eng: LineEngine, id: string): AuditEvent {
@@ -1292,24 +1279,31 @@ export class ScanState {
     const t = e.stageMs ?? e.receivedMs;
     if (t !== null) this.timeOf(g, t, e.apiserver);
     const id = e.auditID;
-    if (isTerminalStage(e.stage)) {
+    const terminal = isTerminalStage(e.stage);
+    const v = this.admit(g, id, terminal, e.receivedMs);
+    if (v === DROP) return;
+    if (terminal && t !== null && isIdentityLease(e)) this.leaseSign(g, e, t);
+    if (v === HEAD) g.head.set(id, e);
+    else if (v === HOLD) this.holdOpen(g.pending, id, e);
+    else this.countRequest(e);
+  }
+
+  /** The segment's dedup of one event by auditID, for both paths (addAuditEvent, addEngineLine): DROP a copy of a
+   * final event or an earlier stage logged after it; COUNT a final event now; HEAD a final event received before
+   * the segment began (reconcile pairs it); HOLD an earlier stage until its final one comes. */
+  private admit(g: Segment, id: string, terminal: boolean, receivedMs: number | null): Admit {
+    if (terminal) {
       if (g.recent.has(id)) {
         g.input.duplicateEvents++;
-        return;
+        return DROP;
       }
       this.rememberTerminal(g, id);
-      if (t !== null && isIdentityLease(e)) this.leaseSign(g, e, t);
       if (g.pending.size > 0) g.pending.delete(id);
-      if (this.inHead(g, e.receivedMs)) {
-        g.head.set(id, e);
-        return;
-      }
-      this.countRequest(e);
-      return;
+      return this.inHead(g, receivedMs) ? HEAD : COUNT;
     }
-    if (g.recent.has(id)) return; // an earlier stage logged after the final one
+    if (g.recent.has(id)) return DROP; // an earlier stage logged after the final one
     g.pending.delete(id); // RequestReceived then ResponseStarted: keep the later, in insertion order
-    this.holdOpen(g.pending, id, e);
+    return HOLD;
   }
 
   /** An event's time into its segment's timing: the input's span and sketch, the segment's first events, spacing
@@ -1643,6 +1637,13 @@ let slotEdges: Float64Array | null = null;
 function slotLatencyEdges(): Float64Array {
   return (slotEdges ??= latencyEdges(2000));
 }
+
+/** ScanState.admit's verdicts. */
+const DROP = 0;
+const COUNT = 1;
+const HEAD = 2;
+const HOLD = 3;
+type Admit = typeof DROP | typeof COUNT | typeof HEAD | typeof HOLD;
 
 /** Most (fieldSelector, labelSelector) descriptions remembered per scan. */
 const MAX_SELECTOR_MEMO = 100_000;

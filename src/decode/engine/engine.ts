@@ -78,6 +78,7 @@ interface Exports {
   clientsPtr(): number;
   clientsLen(): number;
   pairsPtr(): number;
+  samplesPtr(): number;
   pairsCompact(): number;
   countRecords(out: number, n: number, recBytes: number, scratch: number, from: number): number;
 }
@@ -492,6 +493,7 @@ export class LineEngine {
     const f64 = this.f64;
     const slotBytes = x.SLOT_BYTES.value as number;
     const base = x.slotsPtr();
+    const samples = x.samplesPtr();
     const slots: Slot[] = [];
     const str = (id: number): string => (id < 0 ? '' : this.strings[id]!);
     const orNull = (id: number): string | null => (id < 0 ? null : this.strings[id]!);
@@ -534,7 +536,7 @@ export class LineEngine {
         latencyMin: f64[d + (S.LAT_MIN >> 3)]!,
         latencyMax: f64[d + (S.LAT_MAX >> 3)]!,
         sampleMs: f64[d + (S.SAMPLE_MS >> 3)]!,
-        sampleUri: sl > 0 ? this.bytes.toString('utf8', this.samplesBase() + sp, this.samplesBase() + sp + sl) : '',
+        sampleUri: sl > 0 ? this.bytes.toString('utf8', samples + sp, samples + sp + sl) : '',
         client: i32[(p + S.CLIENT) >> 2]!,
       });
     }
@@ -552,11 +554,6 @@ export class LineEngine {
     }
     x.slotsReset();
     return { slots, clients, pairs };
-  }
-
-  /** The sample area follows the pairs (slots.ts slotsInit). */
-  private samplesBase(): number {
-    return this.x.pairsPtr() + PAIR_CAP * 24;
   }
 }
 

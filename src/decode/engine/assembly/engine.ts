@@ -12,7 +12,7 @@
 
 // ---- regions (set by init) ----------------------------------------------------------------------------
 import { slotsLayout, slotsInit, latencyEdgesPtr, R_MARK } from './slots';
-export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, pairsCompact, countRecords } from './slots';
+export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords } from './slots';
 
 let IN: usize = 0; // input bytes, IN_CAP + 16 of padding for SIMD loads
 let IN_CAP: u32 = 0;

@@ -158,6 +158,9 @@ export function clientsLen(): u32 {
 export function pairsPtr(): usize {
   return PAIRS;
 }
+export function samplesPtr(): usize {
+  return SAMPLES;
+}
 
 /** Moves the pairs to the front of their table (id, kind, key f64, count) and returns how many: the host reads
  * them, then calls slotsReset(). */
