@@ -160,6 +160,18 @@ export function internedCount(): u32 {
 }
 
 function bytesEqual(a: usize, b: usize, n: u32): bool {
+  if (ASC_FEATURE_SIMD) {
+    let i: u32 = 0;
+    while (i + 16 <= n) {
+      if (!i8x16.all_true(i8x16.eq(v128.load(a + i), v128.load(b + i)))) return false;
+      i += 16;
+    }
+    while (i < n) {
+      if (load<u8>(a + i) != load<u8>(b + i)) return false;
+      i++;
+    }
+    return true;
+  }
   return memory.compare(a, b, n) == 0;
 }
 
@@ -241,11 +253,14 @@ let strEsc: bool = false;
 let valPtr: usize = 0; // the string's bytes (raw or unescaped)
 let valLen: u32 = 0;
 
+// A line's byte at lineEnd is its \r or \n (scan() cuts lines there), neither of which any test of peek() accepts,
+// so peek() reads without a bound check and skipWs() stops at once on a byte above space (the common case).
 @inline function peek(): u32 {
-  return pos < lineEnd ? <u32>load<u8>(pos) : 0;
+  return <u32>load<u8>(pos);
 }
 
 @inline function skipWs(): void {
+  if (<u32>load<u8>(pos) > 0x20) return;
   while (pos < lineEnd) {
     const c = load<u8>(pos);
     if (c != 0x20 && c != 0x09 && c != 0x0d) return;
@@ -336,10 +351,8 @@ function readString(want: bool): bool {
       // 16 bytes at a time: stop at '"', '\', a control byte or a non-ASCII byte.
       while (pos + 16 <= lineEnd) {
         const v = v128.load(pos);
-        const m = v128.or(
-          v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))),
-          v128.or(i8x16.lt_u(v, i8x16.splat(0x20)), i8x16.ge_u(v, i8x16.splat(<i8>-128))),
-        );
+        // a signed compare below 0x20 takes both the control bytes and those of 0x80 and above
+        const m = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), i8x16.lt_s(v, i8x16.splat(0x20)));
         const bits = i8x16.bitmask(m);
         if (bits == 0) {
           pos += 16;
@@ -524,7 +537,27 @@ function skipValue(depth: i32): bool {
 @inline function keyIs(s: string): bool {
   const n = <usize>s.length;
   if (strEsc || strEnd - strStart != n) return false;
-  for (let i: usize = 0; i < n; i++) if (<u32>load<u8>(strStart + i) != <u32>s.charCodeAt(<i32>i)) return false;
+  return asciiIs(strStart, <u32>n, s);
+}
+
+/** Whether the n bytes at p are the ASCII string s (n = s.length). With SIMD, 8 bytes at a time widened to
+ * UTF-16 and compared with the literal's own code units (reading past either end stays inside the memory). */
+@inline function asciiIs(p: usize, n: u32, s: string): bool {
+  if (ASC_FEATURE_SIMD) {
+    const q = changetype<usize>(s);
+    let i: u32 = 0;
+    while (i + 8 <= n) {
+      if (!i16x8.all_true(i16x8.eq(v128.load_ext<u8>(p + i), v128.load(q + (<usize>i << 1))))) return false;
+      i += 8;
+    }
+    if (i < n) {
+      const m = <u32>i16x8.bitmask(i16x8.eq(v128.load_ext<u8>(p + i), v128.load(q + (<usize>i << 1))));
+      const want: u32 = (1 << (n - i)) - 1;
+      if ((m & want) != want) return false;
+    }
+    return true;
+  }
+  for (let i: u32 = 0; i < n; i++) if (<u32>load<u8>(p + i) != <u32>s.charCodeAt(<i32>i)) return false;
   return true;
 }
 
@@ -677,10 +710,24 @@ function decodeComponent(p: usize, n: u32): bool {
   return true;
 }
 
+/** The index of the first byte c in [p, p+n), or n. */
+@inline function findByte(p: usize, n: u32, c: u8): u32 {
+  let i: u32 = 0;
+  if (ASC_FEATURE_SIMD) {
+    const v = i8x16.splat(c);
+    while (i + 16 <= n) {
+      const bits = i8x16.bitmask(i8x16.eq(v128.load(p + i), v));
+      if (bits != 0) return i + <u32>ctz(bits);
+      i += 16;
+    }
+  }
+  while (i < n && load<u8>(p + i) != c) i++;
+  return i;
+}
+
 @inline function bytesAre(p: usize, n: u32, s: string): bool {
   if (<u32>s.length != n) return false;
-  for (let i: u32 = 0; i < n; i++) if (<u32>load<u8>(p + i) != <u32>s.charCodeAt(<i32>i)) return false;
-  return true;
+  return asciiIs(p, n, s);
 }
 
 /** "false" in any case, or "0": a false boolean parameter (apimachinery's Convert_Slice_string_To_bool). */
@@ -695,14 +742,12 @@ function isFalseParam(p: usize, n: u32): bool {
 /** Parses the requestURI kept at scratch [u, u+n): fails the line for what the JavaScript path must read (a
  * legacy /watch/ path, %-escapes in the path, a relative path, odd limits). */
 function parseQuery(u: usize, n: u32): bool {
-  let q: u32 = 0;
-  while (q < n && load<u8>(u + q) != 0x3f) q++;
+  const q = findByte(u, n, 0x3f);
   if (n == 0 || load<u8>(u) != 0x2f) return false;
   // the path: no '%' and no "/watch" (parseRequestQuery parses those in full)
-  for (let k: u32 = 0; k < q; k++) {
-    const c = load<u8>(u + k);
-    if (c == 0x25) return false;
-    if (c == 0x2f && k + 6 <= q && bytesAre(u + k, 6, "/watch")) return false;
+  if (findByte(u, q, 0x25) < q) return false;
+  for (let k = findByte(u, q, 0x2f); k < q; k += 1 + findByte(u + k + 1, q - k - 1, 0x2f)) {
+    if (k + 6 <= q && bytesAre(u + k, 6, "/watch")) return false;
   }
   let rvSeen = false;
   let rvmSeen = false;
@@ -723,19 +768,12 @@ function parseQuery(u: usize, n: u32): bool {
     setI(R_FLAGS, 0);
     return true;
   }
-  let end = n;
-  for (let k = q + 1; k < n; k++)
-    if (load<u8>(u + k) == 0x23) {
-      end = k;
-      break;
-    }
+  const end = q + 1 + findByte(u + q + 1, n - q - 1, 0x23);
   let start = q + 1;
   while (start < end) {
-    let amp = start;
-    while (amp < end && load<u8>(u + amp) != 0x26) amp++;
+    const amp = start + findByte(u + start, end - start, 0x26);
     if (amp > start) {
-      let eq = start;
-      while (eq < amp && load<u8>(u + eq) != 0x3d) eq++;
+      const eq = start + findByte(u + start, amp - start, 0x3d);
       const kp = u + start;
       const kn = eq - start;
       // keys with '%' or '+' are rare: the JavaScript path reads them
