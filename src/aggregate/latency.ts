@@ -90,33 +90,29 @@ export function latencyAddBucket(s: LatencySketch, b: number, n: number): void {
 }
 
 /** Edges for the compiled aggregator (decode/engine/assembly/slots.ts): edges[j] is the least latency (ms) whose
- * latencyBucket() is LINEAR_BUCKETS + j or more. Found by bisection over the doubles with latencyBucket() itself,
- * so that a bucket found among them is the one this module gives to the last bit (latencyBucket is monotone). */
+ * latencyBucket() is LINEAR_BUCKETS + j or more. Found with latencyBucket() itself, so that a bucket found among
+ * them is the one this module gives to the last bit (latencyBucket is monotone): a bracket of a billionth around
+ * the exact edge, then bisection over doubles until its ends are neighbours (about 25 steps an edge; the midpoint
+ * of two neighbouring doubles rounds to one of them). */
 export function latencyEdges(n: number): Float64Array {
   const out = new Float64Array(n);
-  const f = new Float64Array(1);
-  const u = new BigUint64Array(f.buffer);
-  const bits = (x: number): bigint => ((f[0] = x), u[0]!);
-  const num = (b: bigint): number => ((u[0] = b), f[0]!);
-  let lo = LINEAR_MS; // latencyBucket(lo) < target ≤ latencyBucket(hi) is kept below
-  for (let j = 0; j < n; j++) {
+  // the log buckets start at 10 ms (slots.ts counts below it with the linear rule, as latencyBucket does)
+  if (n > 0) out[0] = LINEAR_MS;
+  for (let j = 1; j < n; j++) {
     const target = LINEAR_BUCKETS + j;
-    if (latencyBucket(lo) >= target) {
-      out[j] = lo;
-      continue;
-    }
-    let hi = lo * 1.02;
-    while (latencyBucket(hi) < target) hi *= 1.02;
-    // positive doubles order as their bit patterns
-    let a = bits(lo);
-    let b = bits(hi);
-    while (b - a > 1n) {
-      const m = (a + b) >> 1n;
-      if (latencyBucket(num(m)) >= target) b = m;
+    const est = LINEAR_MS * Math.exp(j * LOG_STEP);
+    // latencyBucket(a) < target <= latencyBucket(b)
+    let a = est * (1 - 1e-9);
+    let b = est * (1 + 1e-9);
+    while (latencyBucket(a) >= target) a -= est * 1e-9;
+    while (latencyBucket(b) < target) b += est * 1e-9;
+    for (;;) {
+      const m = a + (b - a) / 2;
+      if (m <= a || m >= b) break;
+      if (latencyBucket(m) >= target) b = m;
       else a = m;
     }
-    out[j] = num(b);
-    lo = num(b);
+    out[j] = b;
   }
   return out;
 }

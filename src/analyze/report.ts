@@ -2,6 +2,7 @@
  * group for the assumed Kubernetes version, joins etcd-served lists with the etcd reads of the same range and
  * time to get read amplification, and writes the findings. Unknown figures stay null; estimates are marked. */
 
+import { formatCount } from '../model/count-format.js';
 import { classifyRead, etcdScopeOf, type ServingOptions, type ServingVerdict } from './serving.js';
 import { parseMarkKey, querySignature, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, type ReadGroup } from '../aggregate/read-groups.js';
 import { NO_UA, resourceKeyOf, type EtcdSlowAgg, type InputStats, type ScanState } from '../aggregate/scan-state.js';
@@ -892,7 +893,7 @@ export function formatBytes(n: number): string {
 }
 
 /** 4800 → "4,800". */
-export const formatCount = (n: number): string => Math.round(n).toLocaleString('en-US');
+export { formatCount };
 
 export function fixFor(g: GroupReport): string {
   // the most frequent reason that sent requests to etcd (a reason served "from cache" names no fix)

@@ -1,6 +1,8 @@
 /*! Kubernetes versions: parsing "v1.29.4", and inferring the cluster's version from the user agents
  * of control-plane components seen in the audit log (client-go buildUserAgent: "name/vX.Y.Z (os/arch) kubernetes/sha"). */
 
+import { formatCount } from './count-format.js';
+
 /** A Kubernetes release; patch is null when only "1.29" is known. */
 export interface KubeVersion {
   major: number;
@@ -151,6 +153,6 @@ export function inferKubeVersion(evidence: VersionEvidence[]): AssumedVersion {
   return {
     version: v,
     source: 'inferred',
-    reason: `from user agent ${best.component}/${best.version} (${best.events.toLocaleString('en-US')} ${best.events === 1 ? 'request' : 'requests'})`,
+    reason: `from user agent ${best.component}/${best.version} (${formatCount(best.events)} ${best.events === 1 ? 'request' : 'requests'})`,
   };
 }

@@ -2,6 +2,7 @@
  * a <figure> whose <svg> carries data-series (the number of series drawn), for the page test. */
 
 import { escapeHtml as h } from './text-safety.js';
+import { formatCount } from '../model/count-format.js';
 
 const COLORS = ['#0969da', '#cf222e', '#1a7f37', '#9a6700', '#8250df', '#bc4c00'];
 
@@ -99,7 +100,7 @@ export function readReturnedChart(title: string, rows: Array<{ label: string; re
   rows.forEach((r, i) => {
     const y0 = i * rowH + 8;
     const ratio = r.returned > 0 ? r.read / r.returned : null;
-    const words = ratio === null ? `${Math.round(r.read).toLocaleString('en-US')} read, none returned` : `${Math.round(r.read).toLocaleString('en-US')} read for ${Math.round(r.returned).toLocaleString('en-US')} returned: ${ratio >= 10 ? Math.round(ratio) : Math.round(ratio * 10) / 10}×`;
+    const words = ratio === null ? `${formatCount(r.read)} read, none returned` : `${formatCount(r.read)} read for ${formatCount(r.returned)} returned: ${ratio >= 10 ? Math.round(ratio) : Math.round(ratio * 10) / 10}×`;
     parts.push(`<text x="${L - 8}" y="${y0 + 13}" text-anchor="end">${h(r.label.length > 34 ? r.label.slice(0, 33) + '…' : r.label)}</text>`);
     parts.push(`<rect x="${L}" y="${y0}" width="${w(r.read).toFixed(1)}" height="18" fill="${COLORS[1]}"><title>read ${Math.round(r.read)}</title></rect>`);
     parts.push(`<rect x="${L}" y="${y0 + 4}" width="${w(Math.min(r.returned, r.read)).toFixed(1)}" height="10" fill="${COLORS[2]}"><title>returned ${Math.round(r.returned)}</title></rect>`);

@@ -10,6 +10,7 @@ import { expandSources } from '../../input/sources.js';
 import { FollowReader } from '../../scan/follow.js';
 import { attachEngine } from '../../decode/engine/engine.js';
 import { safeText } from '../../render/text-safety.js';
+import { formatCount } from '../../model/count-format.js';
 import { renderJson } from '../../render/json.js';
 import { summarizeDiagnostics } from '../diagnostics.js';
 import { renderReport, reportOptionsOf, writeApf } from './scan.js';
@@ -77,7 +78,7 @@ export async function runFollow(cfg: ScanConfig, io: FollowIO, toolVersion: stri
             : e.kind === 'rotated'
               ? 'rotated (a new file in its place): the old one was read to its end, the new one is read from its start'
               : e.kind === 'truncated'
-                ? `shrank below the ${e.at.toLocaleString('en-US')} bytes read (copytruncate): read again from its start`
+                ? `shrank below the ${formatCount(e.at)} bytes read (copytruncate): read again from its start`
                 : e.kind === 'gone'
                   ? 'removed; waiting for it to come back'
                   : `read once, not followed (${e.why})`;
