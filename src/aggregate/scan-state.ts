@@ -15,7 +15,7 @@ import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
 import { implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
 import { fingerprintAdd, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
-import { MARK_COUNT, MARK_LISTING, MARK_READ, MARK_WATCH_END, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
+import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_COUNT, MARK_LISTING, MARK_READ, MARK_WATCH_END, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
 import { latencyAddBucket, latencyEdges } from './latency.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
 
@@ -110,6 +110,11 @@ interface Segment {
   beforeMs: number | null;
   etcd: EtcdReads;
   pending: Map<string, AuditEvent>;
+  /** the dedup by auditID: in the engine's module when it has one (decode/engine/assembly/dedup.ts: the state
+   * `dedup` of `dedupEngine`; the module then mirrors which IDs `pending` holds), else recent, recentRing and
+   * recentPos */
+  dedupEngine: LineEngine | null;
+  dedup: number;
   recent: Set<string>;
   recentRing: string[];
   recentPos: number;
@@ -541,6 +546,7 @@ export class ScanState {
    * on the thread count. */
   beginSegment(inputIndex: number, name: string, key = `m${this.segmentsBegun++}`, beforeMs: number | null = null): InputStats {
     const input = newInputStats(name);
+    const dedupEngine = this.engine !== null && process.env.AUDIT_SCAN_DEDUP !== 'js' ? this.engine : null;
     this.segment = {
       inputIndex,
       key,
@@ -549,8 +555,10 @@ export class ScanState {
       beforeMs,
       etcd: this.segmentEtcd(),
       pending: new Map(),
+      dedupEngine,
+      dedup: dedupEngine === null ? -1 : dedupEngine.dedupOpen(RECENT_TERMINALS),
       recent: new Set(),
-      recentRing: new Array(RECENT_TERMINALS),
+      recentRing: dedupEngine === null ? new Array(RECENT_TERMINALS) : [],
       recentPos: 0,
       head: new Map(),
       firstT: null,
@@ -585,8 +593,12 @@ export class ScanState {
     const edges = g.etcd.endSegment();
     this.etcd.merge(g.etcd);
     this.segment = null;
-    const tail: string[] = [];
-    for (let i = 0; withTail && i < RECENT_TERMINALS; i++) {
+    let tail: string[] = [];
+    if (g.dedupEngine !== null) {
+      if (withTail) tail = g.dedupEngine.dedupTail(g.dedup);
+      g.dedupEngine.dedupClose(g.dedup);
+    }
+    for (let i = 0; g.dedupEngine === null && withTail && i < RECENT_TERMINALS; i++) {
       const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
       if (id !== undefined) tail.push(id);
     }
@@ -1109,22 +1121,30 @@ export class ScanState {
     // addAuditEvent(), for an event with both times plausible and no apiserver named
     g.input.auditEvents++;
     this.timeOf(g, st, undefined);
-    const id = l.missingId ? this.syntheticId() : eng.auditID();
-    const v = this.admit(g, id, eng.stage() >= 2, rec);
-    if (v === COUNT) this.countEngine(eng, id, rec, st);
-    else if (v === HEAD) g.head.set(id, this.engineEvent(eng, id));
-    else if (v === HOLD) this.holdOpen(g.pending, id, this.engineEvent(eng, id));
+    // the line's own auditID is read as a string only when it is kept (held, head) or given up to countRequest
+    const synthetic = l.missingId ? this.syntheticId() : null;
+    const terminal = eng.stage() >= 2;
+    const v = synthetic === null && g.dedupEngine === eng ? this.verdict(g, eng.dedupLine(g.dedup, terminal), terminal, rec, null) : this.admit(g, synthetic ?? eng.auditID(), terminal, rec);
+    if (v === COUNT) this.countEngine(eng, synthetic, rec, st);
+    else if (v === HEAD) {
+      const id = synthetic ?? eng.auditID();
+      g.head.set(id, this.engineEvent(eng, id));
+    } else if (v === HOLD) {
+      const id = synthetic ?? eng.auditID();
+      this.holdOpen(g.pending, id, this.engineEvent(eng, id), g);
+    }
   }
 
-  private engineEvent(eng: LineEngine, id: string): AuditEvent {
+  /** The line's AuditEvent, under `id` (null: its own auditID). */
+  private engineEvent(eng: LineEngine, id: string | null): AuditEvent {
     const e = eng.event();
-    e.auditID = id;
+    if (id !== null) e.auditID = id;
     return e;
   }
 
   /** Counts a final-stage engine line now: marks it for the compiled aggregator, or, for what the aggregator does
    * not count (see below), through countRequest(). */
-  private countEngine(eng: LineEngine, id: string, rec: number, st: number): void {
+  private countEngine(eng: LineEngine, id: string | null, rec: number, st: number): void {
     const ids = eng.ids;
     const verb = eng.field('VERB');
     const resource = eng.field('RESOURCE');
@@ -1284,7 +1304,7 @@ export class ScanState {
     if (v === DROP) return;
     if (terminal && t !== null && isIdentityLease(e)) this.leaseSign(g, e, t);
     if (v === HEAD) g.head.set(id, e);
-    else if (v === HOLD) this.holdOpen(g.pending, id, e);
+    else if (v === HOLD) this.holdOpen(g.pending, id, e, g);
     else this.countRequest(e);
   }
 
@@ -1292,6 +1312,7 @@ export class ScanState {
    * final event or an earlier stage logged after it; COUNT a final event now; HEAD a final event received before
    * the segment began (reconcile pairs it); HOLD an earlier stage until its final one comes. */
   private admit(g: Segment, id: string, terminal: boolean, receivedMs: number | null): Admit {
+    if (g.dedupEngine !== null) return this.verdict(g, g.dedupEngine.dedupString(g.dedup, id, terminal), terminal, receivedMs, id);
     if (terminal) {
       if (g.recent.has(id)) {
         g.input.duplicateEvents++;
@@ -1304,6 +1325,21 @@ export class ScanState {
     if (g.recent.has(id)) return DROP; // an earlier stage logged after the final one
     g.pending.delete(id); // RequestReceived then ResponseStarted: keep the later, in insertion order
     return HOLD;
+  }
+
+  /** admit() from the verdict of the engine's dedup (LineEngine DEDUP_*); `id`: the ID as a string, null for the
+   * engine's current line (read as a string only when an open request must be dropped). */
+  private verdict(g: Segment, v: number, terminal: boolean, receivedMs: number | null, id: string | null): Admit {
+    if (v === DEDUP_DROP) {
+      if (terminal) g.input.duplicateEvents++;
+      return DROP;
+    }
+    if (v === DEDUP_HOLD) {
+      g.pending.delete(id ?? g.dedupEngine!.auditID()); // RequestReceived then ResponseStarted: keep the later
+      return HOLD;
+    }
+    if (v === DEDUP_WAS_PENDING) g.pending.delete(id ?? g.dedupEngine!.auditID());
+    return this.inHead(g, receivedMs) ? HEAD : COUNT;
   }
 
   /** An event's time into its segment's timing: the input's span and sketch, the segment's first events, spacing
@@ -1342,11 +1378,14 @@ export class ScanState {
   }
 
   /** Remembers an open request; past MAX_PENDING the oldest (first inserted) is counted as it is. */
-  private holdOpen(open: Map<string, AuditEvent>, id: string, e: AuditEvent): void {
+  /** Holds an open request in `open` (a segment's pending, `g`, or the scan's leftovers), evicting (and counting)
+   * the oldest past MAX_PENDING. */
+  private holdOpen(open: Map<string, AuditEvent>, id: string, e: AuditEvent, g: Segment | null = null): void {
     open.set(id, e);
     if (open.size > MAX_PENDING) {
       const [oldId, oldEvent] = open.entries().next().value as [string, AuditEvent];
       open.delete(oldId);
+      if (g !== null && g.dedupEngine !== null) g.dedupEngine.dedupForget(g.dedup, oldId);
       this.counters.pendingEvicted++;
       const input = open === this.leftovers ? this.leftoverInput.get(oldId) : undefined;
       if (input !== undefined) this.leftoverInput.delete(oldId);

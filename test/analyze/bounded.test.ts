@@ -54,4 +54,24 @@ describe('open requests', () => {
     st.finishPending();
     expect(st.counters.requests).toBe(250_001 + 1);
   });
+
+  it.skipIf(process.env.AUDIT_SCAN_MUTATION === '1')('does the same with the dedup in the engine\'s module, which forgets the evicted ID', async () => {
+    const { ScanState } = await import('../../src/aggregate/scan-state.js');
+    const { loadEngine } = await import('../../src/decode/engine/engine.js');
+    const eng = loadEngine().engine!;
+    const st = new ScanState('/registry');
+    st.engine = eng;
+    st.beginInput('x');
+    const ev = (id: string, stage: 'RequestReceived' | 'ResponseComplete') => ({ auditID: id, stage, level: 'Metadata', verb: 'get', requestURI: '/api/v1/nodes/n1', username: 'u', userAgent: 'a/1', nodeName: null, resource: 'nodes', apiGroup: '', namespace: '', name: 'n1', subresource: '', code: 200, receivedMs: 1000, stageMs: 1000, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null });
+    for (let i = 0; i <= 250_000; i++) st.addAuditEvent(ev(`w${i}`, 'RequestReceived'));
+    expect(st.counters.pendingEvicted).toBe(1);
+    expect(eng.dedupLive()).toBe(250_000); // the module holds what the state holds open, w0 no more
+    st.addAuditEvent(ev('w0', 'ResponseComplete'));
+    st.addAuditEvent(ev('w1', 'ResponseComplete'));
+    expect(eng.dedupLive()).toBe(250_001); // w1 open → final; w0 final
+    st.endInput();
+    expect(eng.dedupLive()).toBe(0);
+    st.finishPending();
+    expect(st.counters.requests).toBe(250_001 + 1);
+  });
 });

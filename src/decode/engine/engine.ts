@@ -81,7 +81,24 @@ interface Exports {
   samplesPtr(): number;
   pairsCompact(): number;
   countRecords(out: number, n: number, recBytes: number, scratch: number, from: number): number;
+  dedupOpen(recentCap: number): number;
+  dedupClose(s: number): void;
+  dedupAdmit(s: number, p: number, n: number, terminal: number): number;
+  dedupForget(s: number, p: number, n: number): void;
+  dedupTail(s: number): number;
+  dedupTailPtr(): number;
+  dedupKey(n: number): number;
+  dedupLive(): number;
 }
+
+/** The module's auditID dedup verdicts (assembly/dedup.ts V_*). */
+export const DEDUP_DROP = 0;
+/** a final stage, counted now */
+export const DEDUP_NEW = 1;
+/** a final stage whose earlier stage the caller holds open: it drops that one */
+export const DEDUP_WAS_PENDING = 2;
+/** an earlier stage: the caller holds it open */
+export const DEDUP_HOLD = 3;
 
 /** What loading found: the engine, or why there is none. */
 export type EngineLoad = { engine: LineEngine; variant: 'simd' | 'scalar' } | { engine: null; reason: string };
@@ -383,6 +400,75 @@ export class LineEngine {
   }
   auditID(): string {
     return this.scratchString(this.i32[this.r + R.ID_P]!, this.i32[this.r + R.ID_L]!);
+  }
+
+  // ---- the auditID dedup of a segment (assembly/dedup.ts), for ScanState.admit() ----
+
+  /** Opens a segment's dedup state, which remembers its last `recentCap` final-stage IDs. */
+  dedupOpen(recentCap: number): number {
+    const s = this.x.dedupOpen(recentCap);
+    this.refresh();
+    return s;
+  }
+
+  /** Closes a state (its IDs are forgotten). */
+  dedupClose(s: number): void {
+    this.x.dedupClose(s);
+  }
+
+  /** The verdict (DEDUP_*) on the auditID of the line being handed out (readLines), which has one. */
+  dedupLine(s: number, terminal: boolean): number {
+    const v = this.x.dedupAdmit(s, this.scratch + this.i32[this.r + R.ID_P]!, this.i32[this.r + R.ID_L]!, terminal ? 1 : 0);
+    this.refresh();
+    return v;
+  }
+
+  /** The verdict (DEDUP_*) on an auditID given as a string (an event JavaScript decoded, a synthetic ID). */
+  dedupString(s: number, id: string, terminal: boolean): number {
+    const n = this.writeKey(id);
+    const v = this.x.dedupAdmit(s, this.keyPtr, n, terminal ? 1 : 0);
+    this.refresh();
+    return v;
+  }
+
+  /** Forgets the open request of `id` (the caller evicted it). */
+  dedupForget(s: number, id: string): void {
+    const n = this.writeKey(id);
+    this.x.dedupForget(s, this.keyPtr, n);
+  }
+
+  /** The state's last final-stage IDs, oldest first. */
+  dedupTail(s: number): string[] {
+    const n = this.x.dedupTail(s);
+    this.refresh();
+    const at = this.x.dedupTailPtr() >> 2;
+    const out: string[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.keyString(this.i32[at + 2 * i]!, this.i32[at + 2 * i + 1]!);
+    return out;
+  }
+
+  /** IDs held by every open state (tests). */
+  dedupLive(): number {
+    return this.x.dedupLive();
+  }
+
+  private keyPtr = 0;
+  /** Writes `id` where the module reads a key, and returns its length: UTF-8, the bytes the engine reads; a
+   * string with a lone surrogate (JSON.parse keeps one, UTF-8 cannot) as 0xFF and its UTF-16 code units, which
+   * no UTF-8 begins with, so that two different strings never meet as one key. */
+  private writeKey(id: string): number {
+    const wellFormed = (id as unknown as { isWellFormed(): boolean }).isWellFormed(); // ES2024, in Node 20
+    const cap = wellFormed ? id.length * 3 : 1 + id.length * 2;
+    this.keyPtr = this.x.dedupKey(cap);
+    this.refresh();
+    if (wellFormed) return this.bytes.write(id, this.keyPtr, 'utf8');
+    this.bytes[this.keyPtr] = 0xff;
+    return 1 + this.bytes.write(id, this.keyPtr + 1, 'utf16le');
+  }
+
+  private keyString(p: number, n: number): string {
+    if (n > 0 && this.bytes[p] === 0xff) return this.bytes.toString('utf16le', p + 1, p + n);
+    return this.bytes.toString('utf8', p, p + n);
   }
   nameLength(): number {
     return this.i32[this.r + R.NAME_P]! < 0 ? 0 : this.i32[this.r + R.NAME_L]!;

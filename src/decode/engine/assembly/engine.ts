@@ -12,6 +12,8 @@
 
 // ---- regions (set by init) ----------------------------------------------------------------------------
 import { slotsLayout, slotsInit, latencyEdgesPtr, R_MARK } from './slots';
+import { grow, heapReset, hashBytes, bytesEqual } from './mem';
+export { dedupOpen, dedupClose, dedupAdmit, dedupForget, dedupTail, dedupTailPtr, dedupKey, dedupLive } from './dedup';
 export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords } from './slots';
 
 let IN: usize = 0; // input bytes, IN_CAP + 16 of padding for SIMD loads
@@ -34,7 +36,6 @@ let MAX_INTERN_LEN: u32 = 4096;
 
 let scratchPos: u32 = 0;
 let newsCount: u32 = 0;
-let heapTop: usize = 0;
 
 export const REC_BYTES: u32 = 152;
 
@@ -75,21 +76,10 @@ const O_REMAINING = 144; // f64, responseObject.metadata.remainingItemCount, NaN
 
 // ---- setup ---------------------------------------------------------------------------------------------
 
-function grow(bytes: usize): usize {
-  const at = (heapTop + 15) & ~(<usize>15);
-  const end = at + bytes;
-  const have = (<usize>memory.size()) << 16;
-  if (end > have) {
-    const pages = <i32>((end - have + 0xffff) >> 16);
-    if (memory.grow(pages) < 0) unreachable();
-  }
-  heapTop = end;
-  return at;
-}
 
 /** Lays out memory: `inCap` input bytes per call. Returns the input region's address. */
 export function init(inCap: u32, maxStrings: u32, maxInternLen: u32): usize {
-  heapTop = __heap_base;
+  heapReset();
   IN_CAP = inCap;
   IN = grow(<usize>inCap + 64);
   OUT_CAP = inCap / 32 + 64;
@@ -139,41 +129,7 @@ export function internedCount(): u32 {
 
 // ---- interning -----------------------------------------------------------------------------------------
 
-@inline function hashBytes(p: usize, n: u32): u32 {
-  let h: u64 = 0x9e3779b97f4a7c15 ^ (<u64>n);
-  let i: u32 = 0;
-  while (i + 8 <= n) {
-    h = (h ^ load<u64>(p + i)) * 0xff51afd7ed558ccd;
-    h ^= h >> 29;
-    i += 8;
-  }
-  let t: u64 = 0;
-  let s: u64 = 0;
-  while (i < n) {
-    t |= (<u64>load<u8>(p + i)) << s;
-    s += 8;
-    i++;
-  }
-  h = (h ^ t) * 0xc4ceb9fe1a85ec53;
-  h ^= h >> 32;
-  return <u32>h;
-}
 
-function bytesEqual(a: usize, b: usize, n: u32): bool {
-  if (ASC_FEATURE_SIMD) {
-    let i: u32 = 0;
-    while (i + 16 <= n) {
-      if (!i8x16.all_true(i8x16.eq(v128.load(a + i), v128.load(b + i)))) return false;
-      i += 16;
-    }
-    while (i < n) {
-      if (load<u8>(a + i) != load<u8>(b + i)) return false;
-      i++;
-    }
-    return true;
-  }
-  return memory.compare(a, b, n) == 0;
-}
 
 /** Re-hashes into a table twice the size. */
 function growTable(): void {

@@ -1,0 +1,295 @@
+// The auditID dedup of a segment (src/aggregate/scan-state.ts admit()), keyed by the ID's bytes, so that a line
+// the engine read is admitted without an ID string, a Set or a ring in JavaScript.
+//
+// Per segment (a "state", opened by the host at beginSegment and closed at endSegment), an ID is either
+//   RECENT:  one of the segment's last `recentCap` final-stage IDs (a ring, oldest first, is the segment's tail);
+//   PENDING: an earlier stage the host holds open until its final one comes (the host keeps the event itself).
+// The verdicts are those of admit(): a final stage whose ID is RECENT is a copy (DROP); else it becomes RECENT
+// (the oldest RECENT ID of a full ring is forgotten), and the host learns whether it was PENDING. An earlier
+// stage whose ID is RECENT comes after its final one (DROP); else it is PENDING (HOLD). The host forgets a
+// PENDING ID it evicts (dedupForget).
+//
+// Memory: entries (16 bytes: hash, bytes, length, state and kind) in a pool with a free list; a table of entry
+// indices (linear probing, deletion by backward shift, at most half full); the IDs' bytes in blocks of 16 << k
+// bytes with a free list per size; a ring of u32 entry indices per state. All of it grows with the IDs a segment
+// holds at once (at most recentCap + the host's open requests), never with the log.
+
+import { grow, hashBytes, bytesEqual } from './mem';
+
+const NONE: u32 = 0xffffffff;
+const RECENT: u32 = 1;
+const PENDING: u32 = 2;
+
+// verdicts (scan-state.ts Admit, through LineEngine)
+const V_DROP: u32 = 0;
+const V_NEW: u32 = 1; // a final stage, counted now
+const V_WAS_PENDING: u32 = 2; // a final stage whose earlier stage the host holds: it drops that one
+const V_HOLD: u32 = 3; // an earlier stage: the host holds it
+
+let ENT: usize = 0; // entries: hash u32, bytes u32, length u32, state << 2 | kind u32 (0: free; bytes: next free)
+let ENT_CAP: u32 = 0;
+let ENT_TOP: u32 = 0;
+let ENT_FREE: u32 = NONE;
+let TAB: usize = 0; // entry index or NONE
+let TMASK: u32 = 0;
+let LIVE: u32 = 0;
+let ST: usize = 0; // states: ring u32, position u32, count u32, open u32
+let ST_CAP: u32 = 0;
+let ST_TOP: u32 = 0;
+let RING_CAP: u32 = 0;
+let FREEL: usize = 0; // 32 free-list heads, one per block size 16 << k
+let CHUNK: usize = 0;
+let CHUNK_END: usize = 0;
+let TAIL: usize = 0; // dedupTail's (bytes, length) pairs
+let KEY: usize = 0; // where the host writes an ID it admits as a string
+let KEY_CAP: u32 = 0;
+
+@inline function entry(e: u32): usize {
+  return ENT + (<usize>e << 4);
+}
+
+function setup(recentCap: u32): void {
+  RING_CAP = recentCap;
+  ENT_CAP = 1024;
+  ENT = grow(<usize>ENT_CAP << 4);
+  TMASK = 2047;
+  TAB = grow(<usize>(TMASK + 1) << 2);
+  memory.fill(TAB, 0xff, <usize>(TMASK + 1) << 2);
+  ST_CAP = 16;
+  ST = grow(<usize>ST_CAP << 4);
+  memory.fill(ST, 0, <usize>ST_CAP << 4);
+  FREEL = grow(32 * 4);
+  memory.fill(FREEL, 0, 32 * 4);
+  TAIL = grow(<usize>recentCap << 3);
+}
+
+@inline function sizeClass(n: u32): u32 {
+  return n <= 16 ? 0 : 28 - clz(n - 1);
+}
+
+function allocBytes(n: u32): usize {
+  const k = sizeClass(n);
+  const head = load<u32>(FREEL + (<usize>k << 2));
+  if (head != 0) {
+    store<u32>(FREEL + (<usize>k << 2), load<u32>(<usize>head));
+    return <usize>head;
+  }
+  const size = (<usize>16) << k;
+  if (CHUNK + size > CHUNK_END) {
+    const c = max<usize>(1 << 20, size);
+    CHUNK = grow(c);
+    CHUNK_END = CHUNK + c;
+  }
+  const at = CHUNK;
+  CHUNK += size;
+  return at;
+}
+
+function freeBytes(p: usize, n: u32): void {
+  const k = sizeClass(n);
+  store<u32>(p, load<u32>(FREEL + (<usize>k << 2)));
+  store<u32>(FREEL + (<usize>k << 2), <u32>p);
+}
+
+function newEntry(h: u32, s: u32, p: usize, n: u32, kind: u32): u32 {
+  let e = ENT_FREE;
+  if (e != NONE) ENT_FREE = load<u32>(entry(e), 4);
+  else {
+    if (ENT_TOP == ENT_CAP) {
+      const bigger = grow(<usize>ENT_CAP << 5);
+      memory.copy(bigger, ENT, <usize>ENT_CAP << 4);
+      ENT = bigger;
+      ENT_CAP <<= 1;
+    }
+    e = ENT_TOP++;
+  }
+  const b = allocBytes(n);
+  memory.copy(b, p, n);
+  const a = entry(e);
+  store<u32>(a, h);
+  store<u32>(a, <u32>b, 4);
+  store<u32>(a, n, 8);
+  store<u32>(a, (s << 2) | kind, 12);
+  return e;
+}
+
+function freeEntry(e: u32): void {
+  const a = entry(e);
+  freeBytes(<usize>load<u32>(a, 4), load<u32>(a, 8));
+  store<u32>(a, 0, 12);
+  store<u32>(a, ENT_FREE, 4);
+  ENT_FREE = e;
+}
+
+/** Deletes the table position j (Knuth's algorithm R: later entries of the run move back into the hole). */
+function removeAt(j: u32): void {
+  let i = j;
+  let k = j;
+  for (;;) {
+    k = (k + 1) & TMASK;
+    const e = load<u32>(TAB + (<usize>k << 2));
+    if (e == NONE) break;
+    const home = load<u32>(entry(e)) & TMASK;
+    // e stays when its home lies cyclically in (i, k]
+    if (i <= k ? home > i && home <= k : home > i || home <= k) continue;
+    store<u32>(TAB + (<usize>i << 2), e);
+    i = k;
+  }
+  store<u32>(TAB + (<usize>i << 2), NONE);
+  LIVE--;
+}
+
+/** Removes entry e from the table and frees it. */
+function drop(e: u32): void {
+  let j = load<u32>(entry(e)) & TMASK;
+  while (load<u32>(TAB + (<usize>j << 2)) != e) j = (j + 1) & TMASK;
+  removeAt(j);
+  freeEntry(e);
+}
+
+function growTable(): void {
+  const oldT = TAB;
+  const oldN = TMASK + 1;
+  const n = oldN << 1;
+  TAB = grow(<usize>n << 2);
+  memory.fill(TAB, 0xff, <usize>n << 2);
+  TMASK = n - 1;
+  for (let i: u32 = 0; i < oldN; i++) {
+    const e = load<u32>(oldT + (<usize>i << 2));
+    if (e == NONE) continue;
+    let j = load<u32>(entry(e)) & TMASK;
+    while (load<u32>(TAB + (<usize>j << 2)) != NONE) j = (j + 1) & TMASK;
+    store<u32>(TAB + (<usize>j << 2), e);
+  }
+}
+
+/** The ring of state s takes e, forgetting its oldest when full. */
+function ringPush(s: u32, e: u32): void {
+  const st = ST + (<usize>s << 4);
+  const ring = <usize>load<u32>(st);
+  const at = load<u32>(st, 4);
+  const count = load<u32>(st, 8);
+  if (count == RING_CAP) drop(load<u32>(ring + (<usize>at << 2)));
+  else store<u32>(st, count + 1, 8);
+  store<u32>(ring + (<usize>at << 2), e);
+  store<u32>(st, at + 1 == RING_CAP ? 0 : at + 1, 4);
+}
+
+@inline function hashOf(s: u32, p: usize, n: u32): u32 {
+  return hashBytes(p, n) ^ (s * 0x9e3779b1);
+}
+
+let foundAt: u32 = 0; // find(): the entry's table position, or the empty one where it would go
+
+function find(h: u32, s: u32, p: usize, n: u32): u32 {
+  const meta = s << 2;
+  let j = h & TMASK;
+  for (;;) {
+    const e = load<u32>(TAB + (<usize>j << 2));
+    if (e == NONE) break;
+    const a = entry(e);
+    if (load<u32>(a) == h && load<u32>(a, 8) == n && (load<u32>(a, 12) & ~3) == meta && bytesEqual(<usize>load<u32>(a, 4), p, n)) {
+      foundAt = j;
+      return e;
+    }
+    j = (j + 1) & TMASK;
+  }
+  foundAt = j;
+  return NONE;
+}
+
+/** Opens a segment's dedup state (recentCap: the host's RECENT_TERMINALS, the same for every state). */
+export function dedupOpen(recentCap: u32): u32 {
+  if (TAB == 0) setup(recentCap);
+  let s: u32 = 0;
+  while (s < ST_TOP && load<u32>(ST + (<usize>s << 4), 12) != 0) s++;
+  if (s == ST_TOP) {
+    if (ST_TOP == ST_CAP) {
+      const bigger = grow(<usize>ST_CAP << 5);
+      memory.fill(bigger, 0, <usize>ST_CAP << 5);
+      memory.copy(bigger, ST, <usize>ST_CAP << 4);
+      ST = bigger;
+      ST_CAP <<= 1;
+    }
+    ST_TOP++;
+    store<u32>(ST + (<usize>s << 4), <u32>grow(<usize>RING_CAP << 2));
+  }
+  const st = ST + (<usize>s << 4);
+  store<u32>(st, 0, 4);
+  store<u32>(st, 0, 8);
+  store<u32>(st, 1, 12);
+  return s;
+}
+
+/** Closes state s: its IDs are forgotten and its ring is kept for the next state opened. */
+export function dedupClose(s: u32): void {
+  const meta = s << 2;
+  for (let e: u32 = 0; e < ENT_TOP; e++) {
+    const m = load<u32>(entry(e), 12);
+    if (m != 0 && (m & ~3) == meta) drop(e);
+  }
+  store<u32>(ST + (<usize>s << 4), 0, 12);
+}
+
+/** admit() for the ID [p, p+n) of state s: a verdict V_*. */
+export function dedupAdmit(s: u32, p: usize, n: u32, terminal: bool): u32 {
+  const h = hashOf(s, p, n);
+  const e = find(h, s, p, n);
+  if (e != NONE) {
+    const a = entry(e);
+    const m = load<u32>(a, 12);
+    if ((m & 3) == RECENT) return V_DROP;
+    if (!terminal) return V_HOLD;
+    store<u32>(a, (m & ~3) | RECENT, 12);
+    ringPush(s, e);
+    return V_WAS_PENDING;
+  }
+  const ne = newEntry(h, s, p, n, terminal ? RECENT : PENDING);
+  store<u32>(TAB + (<usize>foundAt << 2), ne);
+  LIVE++;
+  if (LIVE * 2 > TMASK) growTable();
+  if (!terminal) return V_HOLD;
+  ringPush(s, ne);
+  return V_NEW;
+}
+
+/** The host evicted the open request of ID [p, p+n): forgets it (when it is PENDING). */
+export function dedupForget(s: u32, p: usize, n: u32): void {
+  const e = find(hashOf(s, p, n), s, p, n);
+  if (e != NONE && (load<u32>(entry(e), 12) & 3) == PENDING) drop(e);
+}
+
+/** Writes state s's RECENT IDs, oldest first, as (bytes, length) u32 pairs at dedupTailPtr(); returns how many. */
+export function dedupTail(s: u32): u32 {
+  const st = ST + (<usize>s << 4);
+  const ring = <usize>load<u32>(st);
+  const at = load<u32>(st, 4);
+  const count = load<u32>(st, 8);
+  const first: u32 = count < RING_CAP ? 0 : at;
+  for (let i: u32 = 0; i < count; i++) {
+    let k = first + i;
+    if (k >= RING_CAP) k -= RING_CAP;
+    const a = entry(load<u32>(ring + (<usize>k << 2)));
+    store<u32>(TAIL + (<usize>i << 3), load<u32>(a, 4));
+    store<u32>(TAIL + (<usize>i << 3), load<u32>(a, 8), 4);
+  }
+  return count;
+}
+
+export function dedupTailPtr(): usize {
+  return TAIL;
+}
+
+/** Room for an ID of n bytes the host writes (an ID it admits as a string); its address. */
+export function dedupKey(n: u32): usize {
+  if (n > KEY_CAP) {
+    KEY_CAP = max<u32>(256, n);
+    KEY = grow(KEY_CAP);
+  }
+  return KEY;
+}
+
+/** IDs held over all states (tests). */
+export function dedupLive(): u32 {
+  return LIVE;
+}
