@@ -338,18 +338,32 @@ export interface StateSnapshot {
 }
 
 /** Adds an ID to a look-back ring of RECENT_TERMINALS, forgetting the oldest. */
-function pushLookBack(lb: { ids: Map<string, number>; ring: string[]; pos: number }, id: string): void {
-  if (lb.ring.length < RECENT_TERMINALS) {
-    lb.ring.push(id);
-  } else {
-    const old = lb.ring[lb.pos]!;
-    const n = lb.ids.get(old)!;
-    if (n === 1) lb.ids.delete(old);
-    else lb.ids.set(old, n - 1);
-    lb.ring[lb.pos] = id;
-    lb.pos = (lb.pos + 1) % RECENT_TERMINALS;
+/** An input's last RECENT_TERMINALS final-stage auditIDs over its segments so far: the segments' tails, oldest
+ * first, as they came (the window is the last RECENT_TERMINALS of them laid end to end), and the set of the window,
+ * made only when reconcile() asks (a segment with no head and no open requests never does). */
+interface LookBack {
+  tails: string[][];
+  size: number;
+  set: Set<string> | null;
+}
+
+function pushLookBack(lb: LookBack, tail: string[]): void {
+  if (tail.length === 0) return;
+  lb.tails.push(tail);
+  lb.size += tail.length;
+  while (lb.size - lb.tails[0]!.length >= RECENT_TERMINALS) lb.size -= lb.tails.shift()!.length;
+  lb.set = null;
+}
+
+function lookBackSet(lb: LookBack): Set<string> {
+  if (lb.set !== null) return lb.set;
+  const set = new Set<string>();
+  let skip = Math.max(0, lb.size - RECENT_TERMINALS);
+  for (const t of lb.tails) {
+    for (let i = skip; i < t.length; i++) set.add(t[i]!);
+    skip = Math.max(0, skip - t.length);
   }
-  lb.ids.set(id, (lb.ids.get(id) ?? 0) + 1);
+  return (lb.set = set);
 }
 
 /** A segment taken out of the state while another input's is read (follow mode); opaque outside. */
@@ -466,7 +480,7 @@ export class ScanState {
    * stand in it twice), so that a segment's dedup looks back across its start as one thread's does. Inputs are
    * reconciled one after another, so only the current input's is kept, unless `interleaved` (follow mode reads
    * every input at once). */
-  private readonly lookBacks = new Map<number, { ids: Map<string, number>; ring: string[]; pos: number }>();
+  private readonly lookBacks = new Map<number, LookBack>();
   /** follow mode: segments of different inputs are reconciled in turn, so every input keeps its look-back */
   interleaved = false;
 
@@ -610,7 +624,7 @@ export class ScanState {
     const inp = this.inputs[r.inputIndex]!;
     addInputStats(inp, r.input);
     const lb = this.lookBackOf(r.inputIndex);
-    const prior = lb.ids;
+    const prior = { has: (id: string): boolean => lookBackSet(lb).has(id) };
     for (const [id, e] of r.head) {
       if (this.leftovers.delete(id)) this.leftoverInput.delete(id);
       if (this.heads.size < MAX_PENDING) this.heads.add(id);
@@ -627,7 +641,7 @@ export class ScanState {
       this.leftoverInput.set(id, r.inputIndex);
       this.holdOpen(this.leftovers, id, e);
     }
-    for (const id of r.tail) pushLookBack(lb, id);
+    pushLookBack(lb, r.tail);
     this.etcd.joinSegments(this.etcdTails.get(r.inputIndex) ?? [], r.etcdEdges.head);
     this.etcdTails.set(r.inputIndex, r.etcdEdges.tail);
     // Gaps: those inside the segment, and the one between the previous segment's last event and this one's first.
@@ -718,11 +732,11 @@ export class ScanState {
   /** input index → identity lease → its last holder, across the input's segments */
   private readonly leaseHolders = new Map<number, Map<string, string>>();
 
-  private lookBackOf(inputIndex: number): { ids: Map<string, number>; ring: string[]; pos: number } {
+  private lookBackOf(inputIndex: number): LookBack {
     let lb = this.lookBacks.get(inputIndex);
     if (lb === undefined) {
       if (!this.interleaved) this.lookBacks.clear();
-      lb = { ids: new Map(), ring: [], pos: 0 };
+      lb = { tails: [], size: 0, set: null };
       this.lookBacks.set(inputIndex, lb);
     }
     return lb;
