@@ -1378,21 +1378,47 @@ function readEvent(): bool {
   leaseRef = 0;
   reqHolder = false;
   let seen: u32 = 0;
-  let uriP: i32 = -1;
-  let uriL: i32 = 0;
+  uriP = -1;
+  uriL = 0;
   skipWs();
   if (peek() == 0x7d) return false;
+  let next: i32 = 0; // the member the apiserver writes next (ORDER), tried first
   for (;;) {
     skipWs();
+    let bit: u32 = 0;
+    let act: u32 = 0; // 0 skip, 99 decline, else the member
+    if (ASC_FEATURE_SIMD && next < ORDER.length) {
+      const k = unchecked(ORDER[next]);
+      const n = <u32>k.length;
+      if (pos + n <= lineEnd && asciiIs(pos, n, k)) {
+        // "name": as predicted, read in one compare
+        strStart = pos + 1;
+        strEnd = pos + n - 2;
+        strEsc = false;
+        pos += n;
+        act = unchecked(ORDER_ACT[next]);
+        next++;
+        bit = act;
+        if (!readMember(act)) return false;
+        if (bit != 0) {
+          if (seen & bit) return false;
+          seen |= bit;
+        }
+        skipWs();
+        const d = peek();
+        pos++;
+        if (d == 0x7d) break;
+        if (d != 0x2c) return false;
+        continue;
+      }
+    }
     if (peek() != 0x22 || !readString(false)) return false;
     if (strEsc) return false; // an escaped member name
     skipWs();
     if (peek() != 0x3a) return false;
     pos++;
-    let bit: u32 = 0;
     const kl = <u32>(strEnd - strStart);
     // Dispatch on the name's length, then compare: most members are tried once.
-    let act: u32 = 0; // 0 skip, 99 decline, else the member
     switch (kl) {
       case 3:
         if (keyIs("log")) act = 99;
@@ -1444,6 +1470,63 @@ function readEvent(): bool {
     if (act == 99) return false; // batches, wrappers, legacy times, markers: the JavaScript path
     // a body may come twice: the last wins (readResponseObject starts over), as in JSON.parse
     bit = act == K_REQ_BODY || act == K_RESP_BODY ? 0 : act;
+    next = orderAfter(act, next);
+    if (!readMember(act)) return false;
+    if (bit != 0) {
+      if (seen & bit) return false; // JSON.parse keeps the last of duplicate names: leave those to it
+      seen |= bit;
+    }
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x7d) break;
+    if (d != 0x2c) return false;
+  }
+  skipWs();
+  if (pos != lineEnd) return false; // text after the object
+  // required, as normalizeAuditEvent requires them
+  if ((seen & (K_STAGE | K_VERB | K_URI | K_STAGE_T)) != (K_STAGE | K_VERB | K_URI | K_STAGE_T)) return false;
+  if (!(seen & K_RECV)) store<f64>(rec, load<f64>(rec, O_STAGE_T), O_RECEIVED);
+  // an apiserver identity lease written with its holder: leaseHolder, read by the JavaScript path
+  if (leaseRef == 7 && reqHolder) return false;
+  setI(R_URI_P, uriP);
+  setI(R_URI_L, uriL);
+  return parseQuery(SCRATCH + <usize>uriP, <u32>uriL);
+}
+
+// The members in the order the apiserver writes them (audit.Event's fields; impersonatedUser, requestObject and
+// responseObject, when present, are read the usual way and the order picks up after them).
+const ORDER: string[] = ['"kind":', '"apiVersion":', '"level":', '"auditID":', '"stage":', '"requestURI":', '"verb":', '"user":', '"sourceIPs":', '"userAgent":', '"objectRef":', '"responseStatus":', '"requestReceivedTimestamp":', '"stageTimestamp":', '"annotations":'];
+const ORDER_ACT: u32[] = [K_KIND, K_APIV, K_LEVEL, K_ID, K_STAGE, K_URI, K_VERB, K_USER, 0, K_UA, K_REF, K_STATUS, K_RECV, K_STAGE_T, K_ANN];
+
+/** The ORDER index after member `act` (a member read the usual way); `next` for a member not in it. */
+function orderAfter(act: u32, next: i32): i32 {
+  switch (act) {
+    case K_KIND: return 1;
+    case K_APIV: return 2;
+    case K_LEVEL: return 3;
+    case K_ID: return 4;
+    case K_STAGE: return 5;
+    case K_URI: return 6;
+    case K_VERB: return 7;
+    case K_USER: return 8;
+    case K_UA: return 10;
+    case K_REF: return 11;
+    case K_STATUS: return 12;
+    case K_REQ_BODY: return 12;
+    case K_RESP_BODY: return 12;
+    case K_RECV: return 13;
+    case K_STAGE_T: return 14;
+    case K_ANN: return 15;
+  }
+  return next;
+}
+
+let uriP: i32 = -1;
+let uriL: i32 = 0;
+
+/** Reads the value of top-level member `act` (0: skipped); false when the line leaves the fast path. */
+function readMember(act: u32): bool {
     if (act == 0) {
       if (!skipValue(0)) return false;
     } else if (act == K_KIND) {
@@ -1497,27 +1580,7 @@ function readEvent(): bool {
     } else if (act == K_REQ_BODY) {
       readRequestObject();
     }
-    if (bad) return false;
-    if (bit != 0) {
-      if (seen & bit) return false; // JSON.parse keeps the last of duplicate names: leave those to it
-      seen |= bit;
-    }
-    skipWs();
-    const d = peek();
-    pos++;
-    if (d == 0x7d) break;
-    if (d != 0x2c) return false;
-  }
-  skipWs();
-  if (pos != lineEnd) return false; // text after the object
-  // required, as normalizeAuditEvent requires them
-  if ((seen & (K_STAGE | K_VERB | K_URI | K_STAGE_T)) != (K_STAGE | K_VERB | K_URI | K_STAGE_T)) return false;
-  if (!(seen & K_RECV)) store<f64>(rec, load<f64>(rec, O_STAGE_T), O_RECEIVED);
-  // an apiserver identity lease written with its holder: leaseHolder, read by the JavaScript path
-  if (leaseRef == 7 && reqHolder) return false;
-  setI(R_URI_P, uriP);
-  setI(R_URI_L, uriL);
-  return parseQuery(SCRATCH + <usize>uriP, <u32>uriL);
+    return !bad;
 }
 
 function resetRecord(): void {
