@@ -263,6 +263,10 @@ describe('bodies: known answers', () => {
     ['mismatched brackets', resp('{"items":[1,2}}'), 'declined'],
     ['a trailing comma', resp('{"items":[1,2,]}'), 'declined'],
     ['a raw tab in a string', resp('{"items":["a\tb"]}'), 'declined'],
+    // past the first 16 bytes of a string, where bodies' strings are skipped 16 bytes at a time
+    ['a raw control byte deep in a long string', resp('{"items":["' + 'a'.repeat(40) + '\u0001' + 'b'.repeat(20) + '"]}'), 'declined'],
+    ['a bad escape deep in a long key', resp('{"items":[{"' + 'k'.repeat(33) + '\\q":1}]}'), 'declined'],
+    ['non-ASCII and escapes deep in long strings', resp('{"items":["' + 'a'.repeat(37) + 'ü😀' + '\\n' + 'z'.repeat(17) + '",{"' + 'k'.repeat(19) + '\\"x":"' + 'v'.repeat(50) + '"}]}'), { returnedItems: 2, remainingItems: null }],
     ['a bad escape', resp('{"items":["\\x"]}'), 'declined'],
     ['a leading zero', resp('{"items":[01]}'), 'declined'],
     ['a line cut inside its body', resp('{"items":[{"a":"b"},{"c":"d"}]}').split('"c"')[0]!, 'declined'],
