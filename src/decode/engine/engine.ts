@@ -268,8 +268,10 @@ export class LineEngine {
     this.f64 = new Float64Array(this.buffer);
   }
 
+  /** New views after the module's memory grew: growing detaches the old buffer, whose views then read as empty
+   * (a length is cheaper to read than memory.buffer, about 20 ns, on every line). */
   private refresh(): void {
-    if (this.x.memory.buffer === this.buffer) return;
+    if (this.i32.length !== 0) return;
     this.buffer = this.x.memory.buffer;
     this.bytes = Buffer.from(this.buffer);
     this.i32 = new Int32Array(this.buffer);
