@@ -200,6 +200,34 @@ describe('line by line: the engine event is the normalised event', () => {
     expect(accepted).toBeGreaterThan(10);
   });
 
+  // parseTime keeps the last second it read: lines in one second, one with a bad fraction after a good one, the
+  // same second in another form, a day past the month's end. Each line's times are normalizeAuditEvent's.
+  it('times that share their second, and times that only look as if they did', () => {
+    const times = [
+      ['2026-11-30T10:00:00.000001Z', '2026-11-30T10:00:00.250001Z'],
+      ['2026-11-30T10:00:00.5Z', '2026-11-30T10:00:00Z'],
+      ['2026-11-30T10:00:00.9999999Z', '2026-11-30T10:00:00.12xZ'],
+      ['2026-11-30T10:00:00.123456Z', '2026-11-30T10:00:01.000000Z'],
+      ['2026-02-30T10:00:00.000000Z', '2026-02-30T10:00:00.000000Z'],
+      ['2026-03-02T10:00:00.000000Z', '2026-11-30T10:00:00,000000Z'],
+      ['2026-11-30T10:00:00.000000Z', '2026-11-30T10:00:00.'],
+    ];
+    const buf = Buffer.from(times.map(([a, b], i) => JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: `t${i}`, stage: 'ResponseComplete', requestURI: '/api/v1/pods', verb: 'list', user: { username: 'u' }, objectRef: { resource: 'pods', apiVersion: 'v1' }, requestReceivedTimestamp: a, stageTimestamp: b })).join('\n') + '\n');
+    const got: Array<[number, number] | null> = [];
+    engine!.readLines(buf, 0, buf.length, 1 << 20, 0, (l) => {
+      const js = normalizeAuditEvent(JSON.parse(buf.toString('utf8', l.start, l.end)), () => 'x');
+      if (!l.accepted) return got.push(null);
+      const e = engine!.event();
+      expect(js.ok && [js.value.receivedMs, js.value.stageMs]).toEqual([e.receivedMs, e.stageMs]);
+      got.push([e.receivedMs!, e.stageMs!]);
+    });
+    const t0 = Date.UTC(2026, 10, 30, 10, 0, 0);
+    expect(got.slice(0, 5)).toEqual([[t0, t0 + 250], [t0 + 500, t0], null, [t0 + 123, t0 + 1000], [Date.UTC(2026, 2, 2, 10), Date.UTC(2026, 2, 2, 10)]]);
+    // the second after a rolled-over day, and forms the engine leaves to the JavaScript path
+    expect(got[5]).toBeNull();
+    expect(got[6]).toBeNull();
+  });
+
   it('the bench-style line: every field', () => {
     const line = readFileSync(join(ROOT, 'fixtures/wrapped/audit.log'), 'utf8').split('\n')[8]!;
     const buf = Buffer.from(line + '\n');

@@ -560,16 +560,29 @@ function digits(p: usize, k: u32): i32 {
 
 /** An RFC 3339 time in the form the apiserver writes (UTC, "Z", optional fraction): epoch ms, NaN otherwise.
  * Matches parseTimestampMs (src/decode/time.ts) on what it accepts; the rest is declined. */
+// The second parseTime() read last ("2026-11-30T10:00:00", its 19 bytes as three words) and its epoch ms: a line's
+// two times, and the lines around it, mostly fall in the same second (parseTimestampMs keeps it too).
+let lastSecA: u64 = 0;
+let lastSecB: u64 = 0;
+let lastSecC: u32 = 0;
+let lastSecMs: f64 = NaN;
+
 function parseTime(p: usize, n: u32): f64 {
   if (n < 20 || load<u8>(p + n - 1) != 0x5a || load<u8>(p + 10) != 0x54) return NaN;
-  if (load<u8>(p + 4) != 0x2d || load<u8>(p + 7) != 0x2d || load<u8>(p + 13) != 0x3a || load<u8>(p + 16) != 0x3a) return NaN;
-  const y = digits(p, 4);
-  const mo = digits(p + 5, 2);
-  const dd = digits(p + 8, 2);
-  const hh = digits(p + 11, 2);
-  const mi = digits(p + 14, 2);
-  const ss = digits(p + 17, 2);
-  if (y < 0 || mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh < 0 || hh > 23 || mi < 0 || mi > 59 || ss < 0 || ss > 59) return NaN;
+  if (load<u64>(p) == lastSecA && load<u64>(p, 8) == lastSecB && load<u32>(p, 15) == lastSecC && !isNaN(lastSecMs)) return lastSecMs + fraction(p, n);
+  const base = parseSecond(p);
+  if (isNaN(base)) return NaN;
+  const f = fraction(p, n);
+  if (isNaN(f)) return NaN;
+  lastSecA = load<u64>(p);
+  lastSecB = load<u64>(p, 8);
+  lastSecC = load<u32>(p, 15);
+  lastSecMs = base;
+  return base + f;
+}
+
+/** The milliseconds of ".fff…" before the closing Z at p + n - 1 (none: 0); NaN when it is not that form. */
+function fraction(p: usize, n: u32): f64 {
   let ms: f64 = 0;
   if (n > 20) {
     if (load<u8>(p + 19) != 0x2e || n < 22) return NaN;
@@ -583,6 +596,19 @@ function parseTime(p: usize, n: u32): f64 {
       }
     }
   }
+  return ms;
+}
+
+/** "YYYY-MM-DDTHH:MM:SS" at p as epoch ms; NaN when it is not that form. */
+function parseSecond(p: usize): f64 {
+  if (load<u8>(p + 4) != 0x2d || load<u8>(p + 7) != 0x2d || load<u8>(p + 13) != 0x3a || load<u8>(p + 16) != 0x3a) return NaN;
+  const y = digits(p, 4);
+  const mo = digits(p + 5, 2);
+  const dd = digits(p + 8, 2);
+  const hh = digits(p + 11, 2);
+  const mi = digits(p + 14, 2);
+  const ss = digits(p + 17, 2);
+  if (y < 0 || mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh < 0 || hh > 23 || mi < 0 || mi > 59 || ss < 0 || ss > 59) return NaN;
   // days from civil (H. Hinnant); a day past the month's end rolls over, as Date.parse does
   const yy = mo <= 2 ? y - 1 : y;
   const era = (yy >= 0 ? yy : yy - 399) / 400;
@@ -591,7 +617,7 @@ function parseTime(p: usize, n: u32): f64 {
   const doy = (153 * mp + 2) / 5;
   const doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   const days = <f64>(era * 146097 + doe - 719468) + <f64>(dd - 1);
-  return days * 86400000 + <f64>(hh * 3600000 + mi * 60000 + ss * 1000) + ms;
+  return days * 86400000 + <f64>(hh * 3600000 + mi * 60000 + ss * 1000);
 }
 
 /** A time member value: NaN when absent; fails the line when it is not a string in the fast form. */
