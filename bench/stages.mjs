@@ -42,7 +42,7 @@ if (process.argv[2] === '--stage') {
     const st = new ScanState('/registry');
     st.engine = engine;
     st.beginInput('x');
-    engine.readLines(buf, 0, end, 1 << 20, 0, (l) => (l.accepted ? st.addEngineLine(l) : st.addLine(0, buf.toString('utf8', l.start, l.end), true, false)));
+    engine.readLines(buf, 0, end, 1 << 20, 0, (l) => (l.accepted ? st.addEngineLine(l) : st.addLine(0, buf.toString('utf8', l.start, l.end), true, false)), (i, n) => st.engineFast(i, n));
     st.endInput();
     st.finishPending();
     return st;

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEDUP_DROP, DEDUP_HOLD, DEDUP_NEW, DEDUP_WAS_PENDING, LineEngine, loadEngine } from '../src/decode/engine/engine.js';
 import { spawnCli } from './support.js';
+import { ScanState } from '../src/aggregate/scan-state.js';
+import { newSegmentFeeder } from '../src/scan/scan.js';
 
 /** The rule, as ScanState.admit() has it (scan-state.ts), for one segment. */
 class Model {
@@ -160,4 +162,49 @@ describe('dedup across the 65,536-ID ring of a scan', () => {
     expect(outs[1]).toBe(outs[0]);
     expect(outs[2]).toBe(outs[0]);
   }, 120_000);
+});
+
+// The lines the module admits on its own (assembly/engine.ts admitFast) and where it stops for the state.
+describe('lines admitted in the module (admitFast)', () => {
+  const ev = (id: string, stage: string, recv: string, st = recv): string =>
+    JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: id, stage, requestURI: '/api/v1/pods', verb: 'list', user: { username: 'u' }, userAgent: 'ua/1', objectRef: { resource: 'pods', apiVersion: 'v1' }, responseStatus: { code: 200 }, requestReceivedTimestamp: `2026-11-30T10:00:${recv}Z`, stageTimestamp: `2026-11-30T10:00:${st}Z` });
+
+  /** One segment of `lines` through the engine, as a scan reads it; its result and the state. */
+  function segment(lines: string[]) {
+    const st = new ScanState('/registry');
+    st.engine = loadEngine().engine;
+    st.beginInput('x');
+    const feed = newSegmentFeeder(st, true, undefined);
+    feed.push(Buffer.from(lines.join('\n') + '\n'));
+    feed.end();
+    const r = st.endSegment();
+    st.reconcile(r);
+    st.finishPending();
+    return { st, r };
+  }
+
+  it('stops at a final event whose earlier stage the state holds, which then drops that one: 3 requests, not 4', () => {
+    // b's RequestReceived is held (an event in the state); its ResponseComplete, past the head, completes it
+    const { st, r } = segment([ev('a', 'ResponseComplete', '00.000000'), ev('b', 'RequestReceived', '05.000000'), ev('b', 'ResponseComplete', '05.000000'), ev('c', 'ResponseComplete', '06.000000')]);
+    expect(r.leftovers.size).toBe(0);
+    expect(r.input.duplicateEvents).toBe(0); // an earlier stage is not a final event's copy
+    expect(st.counters.requests).toBe(3);
+  });
+
+  it('takes the head from the first event\'s stage time, as timeOf() does, not its received time', () => {
+    // the first event was received at :00 and logged at :03 (3 s): the segment began at :03, so a request received
+    // at :03.5 is in its head (held for reconcile); one received at :04.5 is not
+    const { r } = segment([ev('a', 'ResponseComplete', '00.000000', '03.000000'), ev('b', 'ResponseComplete', '03.500000'), ev('c', 'ResponseComplete', '04.500000')]);
+    expect([...r.head.keys()].sort()).toEqual(['a', 'b']);
+    // a first event logged before it was received (a clock step): the segment began at its stage time (:03), it is
+    // past the head itself, b (:03.5) is in it, c (:04.5) is not
+    const skew = segment([ev('a', 'ResponseComplete', '05.000000', '03.000000'), ev('b', 'ResponseComplete', '03.500000'), ev('c', 'ResponseComplete', '04.500000')]);
+    expect([...skew.r.head.keys()].sort()).toEqual(['b']);
+  });
+
+  it('counts a copy once and the state hears of it', () => {
+    const { st, r } = segment([ev('a', 'ResponseComplete', '00.000000'), ev('b', 'ResponseComplete', '05.000000'), ev('b', 'ResponseComplete', '05.000000'), ev('c', 'ResponseComplete', '06.000000')]);
+    expect(r.input.duplicateEvents).toBe(1);
+    expect(st.counters.requests).toBe(3);
+  });
 });

@@ -13,9 +13,9 @@ import { ReadGroups, isWatchList, type GroupOverflow, type ReadGroup } from './r
 import { TimeSeries, reviveSeries } from './time-series.js';
 import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
-import { implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
+import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
 import { fingerprintAdd, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
-import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_COUNT, MARK_LISTING, MARK_READ, MARK_WATCH_END, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
+import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
 import { latencyAddBucket, latencyEdges } from './latency.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
 
@@ -1138,8 +1138,9 @@ export class ScanState {
     // the line's own auditID is read as a string only when it is kept (held, head) or given up to countRequest
     const synthetic = l.missingId ? this.syntheticId() : null;
     const terminal = eng.stage() >= 2;
-    const v = synthetic === null && g.dedupEngine === eng ? this.verdict(g, eng.dedupLine(g.dedup, terminal), terminal, rec, null) : this.admit(g, synthetic ?? eng.auditID(), terminal, rec);
-    if (v === COUNT) this.countEngine(eng, synthetic, rec, st);
+    // (admitFast stopped here after the module's dedup: its verdict stands)
+    const v = l.verdict >= 0 ? this.verdict(g, l.verdict, terminal, rec, null) : synthetic === null && g.dedupEngine === eng ? this.verdict(g, eng.dedupLine(g.dedup, terminal), terminal, rec, null) : this.admit(g, synthetic ?? eng.auditID(), terminal, rec);
+    if (v === COUNT) this.countEngine(eng, synthetic);
     else if (v === HEAD) {
       const id = synthetic ?? eng.auditID();
       g.head.set(id, this.engineEvent(eng, id));
@@ -1158,28 +1159,32 @@ export class ScanState {
 
   /** Counts a final-stage engine line now: marks it for the compiled aggregator, or, for what the aggregator does
    * not count (see below), through countRequest(). */
-  private countEngine(eng: LineEngine, id: string | null, rec: number, st: number): void {
-    const ids = eng.ids;
-    const verb = eng.field('VERB');
-    const resource = eng.field('RESOURCE');
-    const isRead = verb === ids.list || verb === ids.get || verb === ids.watch;
-    const sub = eng.field('SUB');
-    const latency = st - rec;
-    if (
-      resource < 0 ||
-      eng.strings[resource]!.length === 0 || // the URI names the resource, or none: parsed in countRequest
-      (isRead && resource === ids.nodes && eng.nameLength() > 0) || // a node named: a cluster fact
-      (verb === ids.create && sub === ids.token && resource === ids.serviceaccounts) || // a TokenRequest: its account
-      latency >= this.slotLatencyMax
-    ) {
-      this.countRequest(this.engineEvent(eng, id));
-      return;
-    }
-    const plainRead = isRead && (sub < 0 || eng.strings[sub]!.length === 0);
-    const code = eng.field('CODE');
-    const sie = (eng.field('FLAGS') & 4) !== 0;
-    const listing = verb === ids.list || (verb === ids.watch && sie && code !== 400 && code !== 422);
-    eng.mark(MARK_COUNT | (plainRead ? MARK_READ : 0) | (listing ? MARK_LISTING : 0) | (verb === ids.watch ? MARK_WATCH_END : 0));
+  private countEngine(eng: LineEngine, id: string | null): void {
+    // the module's rule (assembly/engine.ts classify): what the aggregator counts, and how; 0: an event here, for
+    // no objectRef resource (the URI names it), a node named (a cluster fact), a TokenRequest (its account), a
+    // latency past the last edge
+    const bits = eng.classify();
+    if (bits === 0) this.countRequest(this.engineEvent(eng, id));
+    else eng.mark(bits);
+  }
+
+  /** The engine lines of the current batch from record i on that the module admits without this state (LineEngine
+   * admitRange: final events counted now, or dropped as copies), with what addEngineLine does for them here in
+   * order (counts, timing); returns the first record left to addEngineLine. Off where the aggregator is off, and
+   * for a segment whose dedup is in JavaScript. */
+  engineFast(i: number, n: number): number {
+    const eng = this.engine!;
+    const g = this.cur();
+    if (g.dedupEngine !== eng || !this.slotsUsable(eng)) return i;
+    const j = eng.admitRange(i, n, g.dedup, g.beforeMs ?? NaN, g.startMs ?? NaN, HEAD_SLACK_MS, EARLIEST_PLAUSIBLE_MS, this.timeOptions.nowMs + FUTURE_SLACK_MS);
+    if (j === i) return i;
+    const k = j - i;
+    g.input.lines += k;
+    g.input.engineRead += k;
+    g.input.auditEvents += k;
+    g.input.duplicateEvents += eng.fastDups();
+    for (let r = i; r < j; r++) this.timeOf(g, eng.stageMsAt(r), undefined);
+    return j;
   }
 
   /** Whether this state's engine lines can be counted by the compiled aggregator: not when each request must be
@@ -1193,14 +1198,12 @@ export class ScanState {
       if (this.slotsOk) {
         const edges = slotLatencyEdges();
         eng.enableSlots(b, clientMs, edges);
-        this.slotLatencyMax = edges[edges.length - 1]!;
       }
     }
     if (this.slotsOk) eng.onSlotsFull = this.foldSlotsNow;
     return this.slotsOk;
   }
   private slotsOk: boolean | null = null;
-  private slotLatencyMax = 0;
   private readonly foldSlotsNow = (): void => this.foldSlots();
 
   /** Folds what the compiled aggregator counted into this state's aggregates, per slot in the order the slots were

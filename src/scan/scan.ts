@@ -500,6 +500,13 @@ class EngineFeeder {
     this.held = new HeldLine(maxLineBytes);
   }
 
+  /** The lines the module admits on its own (ScanState.engineFast), numbered as the others. */
+  private readonly fast = (i: number, n: number): number => {
+    const j = this.state.engineFast(i, n);
+    this.lineNo += j - i;
+    return j;
+  };
+
   push(chunk: Buffer): void {
     let pos = 0;
     if (this.held.holding) {
@@ -527,7 +534,7 @@ class EngineFeeder {
         st.noteEngineDeclined();
         if (l.nl - l.start > max) st.skipRawLine(lineNo, `line too long (${l.nl - l.start} bytes)`, chunk.subarray(l.start, l.start + 200).toString('utf8'));
         else feedLine(st, chunk, l.start, l.end, lineNo, true, this.firstOfInput && lineNo === 1);
-      });
+      }, this.fast);
       pos = last + 1;
     }
     if (pos < chunk.length) this.held.add(chunk.subarray(pos));

@@ -89,6 +89,10 @@ interface Exports {
   dedupTailPtr(): number;
   dedupKey(n: number): number;
   dedupLive(): number;
+  classifyAt(r: number): number;
+  admitFast(out: number, from: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number): number;
+  fastVerdictOf(): number;
+  fastDupsOf(): number;
 }
 
 /** The module's auditID dedup verdicts (assembly/dedup.ts V_*). */
@@ -160,6 +164,8 @@ export interface EngineLine {
   start: number;
   end: number;
   nl: number;
+  /** the module's dedup verdict (DEDUP_*) when admitFast stopped at this line after its dedup, else -1 */
+  verdict: number;
 }
 
 /** Mark bits the host sets on a line's record for the aggregator (slots.ts M_*). */
@@ -266,6 +272,7 @@ export class LineEngine {
     this.bytes = Buffer.from(this.buffer);
     this.i32 = new Int32Array(this.buffer);
     this.f64 = new Float64Array(this.buffer);
+    this.learnStrings(); // the strings init() interned (classify's)
   }
 
   /** New views after the module's memory grew: growing detaches the old buffer, whose views then read as empty
@@ -280,10 +287,10 @@ export class LineEngine {
 
   /** Reads the newline-terminated lines of buf[from, to) (to - 1 holds \n), calling `each` per line in order.
    * `maxLine`: longer lines are declined; `declineFirst`: the first n lines are declined unread. */
-  readLines(buf: Buffer, from: number, to: number, maxLine: number, declineFirst: number, each: (l: EngineLine) => void): void {
+  readLines(buf: Buffer, from: number, to: number, maxLine: number, declineFirst: number, each: (l: EngineLine) => void, fast: ((i: number, n: number) => number) | null = null): void {
     let s = from;
     let first = declineFirst;
-    const line: EngineLine = { accepted: false, missingId: false, start: 0, end: 0, nl: 0 };
+    const line: EngineLine = { accepted: false, missingId: false, start: 0, end: 0, nl: 0, verdict: -1 };
     while (s < to) {
       let e = to;
       if (e - s > IN_CAP) {
@@ -312,7 +319,21 @@ export class LineEngine {
       this.scratch = this.x.scratchPtr();
       const w = this.recBytes >> 2;
       this.marked = 0;
+      this.out = out;
       for (let i = 0; i < n; i++) {
+        // the lines the module admits without the host (admitFast, through the caller's `fast`), then this one
+        line.verdict = -1;
+        if (fast !== null) {
+          this.admitted = false;
+          const j = fast(i, n);
+          if (j > i) {
+            this.accepted += j - i;
+            this.marked += j - i;
+            i = j;
+            if (i >= n) break;
+          }
+          if (this.admitted) line.verdict = this.x.fastVerdictOf();
+        }
         const r = (out >> 2) + i * w;
         const i32 = this.i32;
         line.start = s + i32[r + R.START]!;
@@ -337,6 +358,35 @@ export class LineEngine {
       first = Math.max(0, first - n);
       s += consumed;
     }
+  }
+
+  private out = 0;
+  /** admitRange ran for the current line (its verdict is the module's) */
+  private admitted = false;
+
+  /** Admits the current batch's records [i, n) in the module for as long as it can (assembly/engine.ts admitFast):
+   * returns where it stopped. */
+  admitRange(i: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number): number {
+    const j = this.x.admitFast(this.out, i, n, state, beforeMs, startMs, slack, earliest, latest);
+    this.admitted = true;
+    this.refresh();
+    return j;
+  }
+
+  /** Copies of final events admitRange dropped. */
+  fastDups(): number {
+    return this.x.fastDupsOf();
+  }
+
+  /** The stage time of record i of the current batch. */
+  stageMsAt(i: number): number {
+    return this.f64[((this.out + i * this.recBytes) >> 3) + (O_STAGE_T >> 3)]!;
+  }
+
+  /** How the aggregator counts the current line's request (a final stage): its mark bits, or 0 when the caller counts
+   * it as an event (assembly/engine.ts classify). */
+  classify(): number {
+    return this.x.classifyAt(this.f << 3);
   }
 
   /** Runs the engine over buf[from, to) without building events: what the WebAssembly alone costs (bench). */

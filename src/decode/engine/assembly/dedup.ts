@@ -21,8 +21,8 @@ const RECENT: u32 = 1;
 const PENDING: u32 = 2;
 
 // verdicts (scan-state.ts Admit, through LineEngine)
-const V_DROP: u32 = 0;
-const V_NEW: u32 = 1; // a final stage, counted now
+export const V_DROP: u32 = 0;
+export const V_NEW: u32 = 1; // a final stage, counted now
 const V_WAS_PENDING: u32 = 2; // a final stage whose earlier stage the host holds: it drops that one
 const V_HOLD: u32 = 3; // an earlier stage: the host holds it
 

@@ -11,8 +11,9 @@
 // Memory is laid out by the host through init(); everything is raw loads and stores (runtime stub, no GC).
 
 // ---- regions (set by init) ----------------------------------------------------------------------------
-import { slotsLayout, slotsInit, latencyEdgesPtr, R_MARK } from './slots';
+import { slotsLayout, slotsInit, latencyEdgesPtr, latencyMax, R_MARK } from './slots';
 import { grow, heapReset, hashBytes, bytesEqual } from './mem';
+import { dedupAdmit, V_DROP, V_NEW } from './dedup';
 export { dedupOpen, dedupClose, dedupAdmit, dedupForget, dedupTail, dedupTailPtr, dedupKey, dedupLive } from './dedup';
 export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords } from './slots';
 
@@ -100,8 +101,27 @@ export function init(inCap: u32, maxStrings: u32, maxInternLen: u32): usize {
   ARENA_END = ARENA;
   ARENA_CAP_END = ARENA + (1 << 20);
   STRINGS = 0;
+  newsCount = 0;
+  // the strings a record is classified by (classify), with fixed ids; the host learns them from the news
+  for (let i = 0; i < FIXED.length; i++) {
+    const f = unchecked(FIXED[i]);
+    for (let k = 0; k < f.length; k++) store<u8>(SCRATCH + <usize>k, <u8>f.charCodeAt(k));
+    intern(SCRATCH, <u32>f.length);
+  }
   return IN;
 }
+
+const FIXED: string[] = ['list', 'get', 'watch', 'create', 'nodes', 'leases', 'token', 'serviceaccounts', 'kube-system', ''];
+const ID_LIST = 0;
+const ID_GET = 1;
+const ID_WATCH = 2;
+const ID_CREATE = 3;
+const ID_NODES = 4;
+const ID_LEASES = 5;
+const ID_TOKEN = 6;
+const ID_SERVICEACCOUNTS = 7;
+const ID_KUBE_SYSTEM = 8;
+const ID_EMPTY = 9;
 
 /** Lays out the aggregator's tables (slots.ts) after the engine's; returns where the host writes the latency
  * edges. */
@@ -1722,4 +1742,84 @@ export function scan(len: u32, maxLine: u32, declineFirst: u32): u32 {
     p = nl + 1;
   }
   return <u32>(p - IN);
+}
+
+// ---- the requests the aggregator counts (ScanState.countEngine) and the lines it admits here -----------------
+
+/** How the aggregator (slots.ts) counts the final-stage request whose record is at r: its mark bits (slots.ts M_*:
+ * 1 counted, 2 a plain read, 4 a listing, 8 a watch's end), or 0 when the host counts it as an event (countRequest):
+ * no objectRef resource (the URI names it), a node read by name (a cluster fact), a TokenRequest (its account), a
+ * latency past the last latency edge. */
+function classify(r: usize): i32 {
+  const verb = load<i32>(r + (<usize>R_VERB << 2));
+  const res = load<i32>(r + (<usize>R_RESOURCE << 2));
+  const sub = load<i32>(r + (<usize>R_SUB << 2));
+  const isRead = verb == ID_LIST || verb == ID_GET || verb == ID_WATCH;
+  if (res < 0 || res == ID_EMPTY) return 0;
+  if (isRead && res == ID_NODES && load<i32>(r + (<usize>R_NAME_P << 2)) >= 0 && load<i32>(r + (<usize>R_NAME_L << 2)) > 0) return 0;
+  if (verb == ID_CREATE && sub == ID_TOKEN && res == ID_SERVICEACCOUNTS) return 0;
+  if (load<f64>(r, O_STAGE_T) - load<f64>(r, O_RECEIVED) >= latencyMax()) return 0;
+  const code = load<i32>(r + (<usize>R_CODE << 2));
+  const sie = (load<i32>(r + (<usize>R_FLAGS << 2)) & 4) != 0;
+  const listing = verb == ID_LIST || (verb == ID_WATCH && sie && code != 400 && code != 422);
+  return 1 | (isRead && (sub < 0 || sub == ID_EMPTY) ? 2 : 0) | (listing ? 4 : 0) | (verb == ID_WATCH ? 8 : 0);
+}
+
+export function classifyAt(r: usize): i32 {
+  return classify(r);
+}
+
+let fastVerdict: i32 = -1;
+let fastDups: u32 = 0;
+
+/** The dedup verdict (dedup.ts V_*) of the record admitFast() stopped at, or -1 when it stopped before its dedup. */
+export function fastVerdictOf(): i32 {
+  return fastVerdict;
+}
+/** Copies of final events admitFast() dropped in the records it admitted. */
+export function fastDupsOf(): u32 {
+  return fastDups;
+}
+
+/** Admits the records [from, n) at `out`, as ScanState.addEngineLine does, for as long as nothing needs the host:
+ * a final-stage event with an auditID, both times plausible ([earliest, latest]), not an apiserver identity lease,
+ * goes through the segment's dedup (`state`), and, counted now and outside the segment's head, is marked for the
+ * aggregator (classify). Returns the first record it did not finish: declined, an earlier stage, a time, an ID or
+ * a lease the host reads, or (fastVerdictOf() then gives the dedup's verdict) an open request it completed, a
+ * request that may be in the head (received by `began` + slack: the host decides), one the host counts itself.
+ * The host then does, for each admitted record in order, what does not depend on its verdict (counts, timing).
+ * beforeMs, startMs: ScanState's (NaN: none); before the segment's first event (startMs NaN) it admits nothing. */
+export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f64, startMs: f64, slack: f64, earliest: f64, latest: f64): u32 {
+  fastVerdict = -1;
+  fastDups = 0;
+  // the segment's first event is the host's: timeOf() sets when the segment began from it
+  if (isNaN(startMs)) return from;
+  const began = isNaN(beforeMs) ? startMs : max(startMs, beforeMs);
+  for (let i = from; i < n; i++) {
+    const r = out + (<usize>i) * REC_BYTES;
+    if (load<i32>(r + (<usize>R_STATUS << 2)) != 1 || load<i32>(r + (<usize>R_CODE << 2)) == 429) return i;
+    const recv = load<f64>(r, O_RECEIVED);
+    const st = load<f64>(r, O_STAGE_T);
+    // (a NaN fails every comparison: it is not admitted)
+    if (!(recv >= earliest && recv <= latest && st >= earliest && st <= latest)) return i;
+    if (load<i32>(r + (<usize>R_RESOURCE << 2)) == ID_LEASES && load<i32>(r + (<usize>R_NS << 2)) == ID_KUBE_SYSTEM) return i;
+    const idp = load<i32>(r + (<usize>R_ID_P << 2));
+    if (idp < 0 || load<i32>(r + (<usize>R_STAGE << 2)) < 2) return i;
+    const v = dedupAdmit(state, SCRATCH + <usize>idp, <u32>load<i32>(r + (<usize>R_ID_L << 2)), true);
+    if (v == V_DROP) {
+      fastDups++;
+      continue;
+    }
+    if (v != V_NEW || recv <= began + slack) {
+      fastVerdict = <i32>v;
+      return i;
+    }
+    const bits = classify(r);
+    if (bits == 0) {
+      fastVerdict = <i32>v;
+      return i;
+    }
+    store<i32>(r + (<usize>R_MARK << 2), bits);
+  }
+  return n;
 }

@@ -128,6 +128,11 @@ export function slotsInit(base: usize, maxSlots: u32, pairCap: u32, sampleCap: u
   slotsReset();
 }
 
+/** The last latency edge: a latency at or past it is counted by the host. */
+export function latencyMax(): f64 {
+  return LAT_N == 0 ? -Infinity : load<f64>(LAT + (<usize>(LAT_N - 1)) * 8);
+}
+
 export function latencyEdgesPtr(): usize {
   return LAT;
 }
