@@ -5,6 +5,7 @@
 // hand.
 import { describe, expect, it } from 'vitest';
 import { writeFileSync, mkdtempSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEDUP_DROP, DEDUP_HOLD, DEDUP_NEW, DEDUP_WAS_PENDING, LineEngine, loadEngine } from '../src/decode/engine/engine.js';
@@ -207,4 +208,42 @@ describe('lines admitted in the module (admitFast)', () => {
     expect(r.input.duplicateEvents).toBe(1);
     expect(st.counters.requests).toBe(3);
   });
+});
+
+describe('the look-back across many segments (a stream cut into chunks)', () => {
+  it('drops copies of events many segments back, as one thread does, from stdin and a gzip file', async () => {
+    // 12,000 requests, 20 a second, then copies of 400 of them at distances from 7 to 11,000 requests back. The
+    // stream is cut every 40 KB (about 130 lines), so a copy is checked against the window of earlier segments'
+    // tails, many of them, the oldest cut part way. By hand: 12,000 requests, 400 copies dropped.
+    const line = (i: number): string => {
+      const t = new Date(Date.UTC(2026, 10, 30, 10) + i * 50).toISOString().replace('Z', '000Z');
+      return JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: `id-${i}`, stage: 'ResponseComplete', requestURI: '/api/v1/pods?limit=500', verb: 'list', user: { username: 'u' }, userAgent: 'ua/1', objectRef: { resource: 'pods', apiVersion: 'v1' }, responseStatus: { code: 200 }, requestReceivedTimestamp: t, stageTimestamp: t });
+    };
+    const lines: string[] = [];
+    let copies = 0;
+    for (let i = 0; i < 12000; i++) {
+      lines.push(line(i));
+      if (i % 30 === 29 && copies < 400) {
+        const back = 7 + ((copies * 2749) % Math.min(i, 11000));
+        lines.push(line(i - back));
+        copies++;
+      }
+    }
+    expect(copies).toBe(400);
+    const text = lines.join('\n') + '\n';
+    const dir = mkdtempSync(join(tmpdir(), 'audit-scan-lookback-'));
+    const gz = join(dir, 'a.log.gz');
+    writeFileSync(gz, gzipSync(text));
+    const runs = [
+      await spawnCli(['-o', 'json', '-j', '1', '-'], text),
+      await spawnCli(['-o', 'json', '-j', '2', '-'], text, { env: { AUDIT_SCAN_MIN_SPLIT_BYTES: String(40 << 10) } }),
+      await spawnCli(['-o', 'json', '-j', '3', gz], null, { env: { AUDIT_SCAN_MIN_SPLIT_BYTES: String(40 << 10) } }),
+    ];
+    for (const r of runs) {
+      expect(r.code).toBe(0);
+      const j = JSON.parse(r.stdout);
+      expect(j.totals.requests).toBe(12000);
+      expect(j.inputs[0].duplicateEvents).toBe(400);
+    }
+  }, 120_000);
 });

@@ -339,31 +339,57 @@ export interface StateSnapshot {
 
 /** Adds an ID to a look-back ring of RECENT_TERMINALS, forgetting the oldest. */
 /** An input's last RECENT_TERMINALS final-stage auditIDs over its segments so far: the segments' tails, oldest
- * first, as they came (the window is the last RECENT_TERMINALS of them laid end to end), and the set of the window,
- * made only when reconcile() asks (a segment with no head and no open requests never does). */
+ * first, as they came; the window is the last RECENT_TERMINALS of them laid end to end (the first `skip` IDs of the
+ * first tail are before it). `counts` (ID → how often in the window) is made when reconcile() first asks, then kept
+ * up to date tail by tail while that costs less than making it again: a gzip or stdin scan reconciles a segment of
+ * a few thousand IDs every 8 MB and asks every time; a file cut among threads pushes tails of 65,536. */
 interface LookBack {
   tails: string[][];
   size: number;
-  set: Set<string> | null;
+  skip: number;
+  counts: Map<string, number> | null;
 }
 
 function pushLookBack(lb: LookBack, tail: string[]): void {
   if (tail.length === 0) return;
   lb.tails.push(tail);
   lb.size += tail.length;
-  while (lb.size - lb.tails[0]!.length >= RECENT_TERMINALS) lb.size -= lb.tails.shift()!.length;
-  lb.set = null;
+  let target = Math.max(0, lb.size - RECENT_TERMINALS); // IDs before the window, from the first tail's start
+  // kept up to date: the tail's IDs in, those that leave out; else made again when next asked
+  if (lb.counts !== null && tail.length + (target - lb.skip) > RECENT_TERMINALS) lb.counts = null;
+  const c = lb.counts;
+  if (c !== null) for (const id of tail) c.set(id, (c.get(id) ?? 0) + 1);
+  while (target > lb.skip) {
+    const first = lb.tails[0]!;
+    const upto = Math.min(first.length, target);
+    if (c !== null) {
+      for (let i = lb.skip; i < upto; i++) {
+        const id = first[i]!;
+        const n = c.get(id)!;
+        if (n === 1) c.delete(id);
+        else c.set(id, n - 1);
+      }
+    }
+    if (upto < first.length) {
+      lb.skip = upto;
+      break;
+    }
+    lb.tails.shift();
+    lb.size -= first.length;
+    target -= first.length;
+    lb.skip = 0;
+  }
 }
 
-function lookBackSet(lb: LookBack): Set<string> {
-  if (lb.set !== null) return lb.set;
-  const set = new Set<string>();
-  let skip = Math.max(0, lb.size - RECENT_TERMINALS);
+function lookBackCounts(lb: LookBack): Map<string, number> {
+  if (lb.counts !== null) return lb.counts;
+  const c = new Map<string, number>();
+  let from = lb.skip;
   for (const t of lb.tails) {
-    for (let i = skip; i < t.length; i++) set.add(t[i]!);
-    skip = Math.max(0, skip - t.length);
+    for (let i = from; i < t.length; i++) c.set(t[i]!, (c.get(t[i]!) ?? 0) + 1);
+    from = 0;
   }
-  return (lb.set = set);
+  return (lb.counts = c);
 }
 
 /** A segment taken out of the state while another input's is read (follow mode); opaque outside. */
@@ -624,7 +650,7 @@ export class ScanState {
     const inp = this.inputs[r.inputIndex]!;
     addInputStats(inp, r.input);
     const lb = this.lookBackOf(r.inputIndex);
-    const prior = { has: (id: string): boolean => lookBackSet(lb).has(id) };
+    const prior = { has: (id: string): boolean => lookBackCounts(lb).has(id) };
     for (const [id, e] of r.head) {
       if (this.leftovers.delete(id)) this.leftoverInput.delete(id);
       if (this.heads.size < MAX_PENDING) this.heads.add(id);
@@ -736,7 +762,7 @@ export class ScanState {
     let lb = this.lookBacks.get(inputIndex);
     if (lb === undefined) {
       if (!this.interleaved) this.lookBacks.clear();
-      lb = { tails: [], size: 0, set: null };
+      lb = { tails: [], size: 0, skip: 0, counts: null };
       this.lookBacks.set(inputIndex, lb);
     }
     return lb;
