@@ -379,27 +379,39 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
   };
   const flush = async (final: boolean): Promise<void> => {
     if (size === 0) return;
-    let all = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
-    const whole = all;
-    for (;;) {
-      const from = nextCut - consumed;
+    const owned = parts.length > 1; // joined here, in a buffer of its own
+    const whole = owned ? Buffer.concat(parts, size) : parts[0]!;
+    // The pieces first (where the cuts fall, as advance() will move them), then the rest copied out, then the
+    // pieces sent: the last one, in a buffer joined here, is sent as it is (its buffer transferred), not copied.
+    const pieces: Array<[number, number]> = [];
+    let at = 0;
+    for (let c = consumed, next = nextCut; ; ) {
+      const all = whole.subarray(at);
+      const from = next - c;
       if (from >= all.length) break;
       let nl = all.indexOf(10, Math.max(0, from - 1));
       // Never between the parts of a line a container runtime split (the chunk since the last cut starts a line).
       while (nl >= 0 && continuesInNextLine(all, nl > 0 ? all.lastIndexOf(10, nl - 1) + 1 : 0, nl)) nl = all.indexOf(10, nl + 1);
       if (nl < 0) break;
-      await submit(copyOf(all.subarray(0, nl + 1)));
-      advance(nl + 1);
-      all = all.subarray(nl + 1);
+      pieces.push([at, at + nl + 1]);
+      at += nl + 1;
+      c += nl + 1;
+      while (next <= c) next += chunkBytes;
     }
-    if (final && all.length > 0) {
-      await submit(copyOf(all));
-      advance(all.length);
-      all = all.subarray(all.length);
+    if (final && at < whole.length) {
+      pieces.push([at, whole.length]);
+      at = whole.length;
     }
     // The rest is copied out of the buffer it was cut from, so that buffer can go.
-    parts = all.length === 0 ? [] : all === whole ? [all] : [Buffer.from(all)];
-    size = all.length;
+    const rest = at === whole.length ? null : pieces.length === 0 ? whole : Buffer.from(whole.subarray(at));
+    const transferable = owned && whole.byteOffset === 0 && whole.buffer.byteLength === whole.length;
+    for (let k = 0; k < pieces.length; k++) {
+      const [a, b] = pieces[k]!;
+      await submit(transferable && k === pieces.length - 1 ? new Uint8Array(whole.buffer, a, b - a) : copyOf(whole.subarray(a, b)));
+      advance(b - a);
+    }
+    parts = rest === null ? [] : [rest];
+    size = rest === null ? 0 : rest.length;
   };
   const take = async (chunk: Buffer): Promise<void> => {
     if (longBytes !== null) {
