@@ -184,8 +184,9 @@ describe('lines admitted in the module (admitFast)', () => {
     return { st, r };
   }
 
-  it('stops at a final event whose earlier stage the state holds, which then drops that one: 3 requests, not 4', () => {
-    // b's RequestReceived is held (an event in the state); its ResponseComplete, past the head, completes it
+  it('admits a final event whose earlier stage the state holds, and the state drops that one: 3 requests, not 4', () => {
+    // b's RequestReceived is held (an event in the state); its ResponseComplete, past the head, is admitted in the
+    // module, which lists it for the state (LineEngine.fastCompleted)
     const { st, r } = segment([ev('a', 'ResponseComplete', '00.000000'), ev('b', 'RequestReceived', '05.000000'), ev('b', 'ResponseComplete', '05.000000'), ev('c', 'ResponseComplete', '06.000000')]);
     expect(r.leftovers.size).toBe(0);
     expect(r.input.duplicateEvents).toBe(0); // an earlier stage is not a final event's copy

@@ -1209,6 +1209,8 @@ export class ScanState {
     g.input.engineRead += k;
     g.input.auditEvents += k;
     g.input.duplicateEvents += eng.fastDups();
+    // final events that completed requests this state holds open: those are done (verdict() drops them one by one)
+    for (const id of eng.fastCompleted()) g.pending.delete(id);
     for (let r = i; r < j; r++) this.timeOf(g, eng.stageMsAt(r), undefined);
     return j;
   }

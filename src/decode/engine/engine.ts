@@ -93,7 +93,11 @@ interface Exports {
   admitFast(out: number, from: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number): number;
   fastVerdictOf(): number;
   fastDupsOf(): number;
+  fastDonePtr(): number;
+  fastDoneLen(): number;
 }
+
+const NO_IDS: string[] = [];
 
 /** The module's auditID dedup verdicts (assembly/dedup.ts V_*). */
 export const DEDUP_DROP = 0;
@@ -376,6 +380,20 @@ export class LineEngine {
   /** Copies of final events admitRange dropped. */
   fastDups(): number {
     return this.x.fastDupsOf();
+  }
+
+  /** The auditIDs of the final events admitRange admitted that completed an open request the caller holds. */
+  fastCompleted(): string[] {
+    const n = this.x.fastDoneLen();
+    if (n === 0) return NO_IDS;
+    const at = this.x.fastDonePtr() >> 2;
+    const w = this.recBytes >> 2;
+    const out: string[] = new Array(n);
+    for (let k = 0; k < n; k++) {
+      const r = (this.out >> 2) + this.i32[at + k]! * w;
+      out[k] = this.scratchString(this.i32[r + R.ID_P]!, this.i32[r + R.ID_L]!);
+    }
+    return out;
   }
 
   /** The stage time of record i of the current batch. */

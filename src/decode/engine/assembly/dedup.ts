@@ -23,7 +23,7 @@ const PENDING: u32 = 2;
 // verdicts (scan-state.ts Admit, through LineEngine)
 export const V_DROP: u32 = 0;
 export const V_NEW: u32 = 1; // a final stage, counted now
-const V_WAS_PENDING: u32 = 2; // a final stage whose earlier stage the host holds: it drops that one
+export const V_WAS_PENDING: u32 = 2; // a final stage whose earlier stage the host holds: it drops that one
 const V_HOLD: u32 = 3; // an earlier stage: the host holds it
 
 let ENT: usize = 0; // entries: hash u32, bytes u32, length u32, state << 2 | kind u32 (0: free; bytes: next free)

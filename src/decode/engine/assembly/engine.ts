@@ -13,7 +13,7 @@
 // ---- regions (set by init) ----------------------------------------------------------------------------
 import { slotsLayout, slotsInit, latencyEdgesPtr, latencyMax, R_MARK } from './slots';
 import { grow, heapReset, hashBytes, bytesEqual } from './mem';
-import { dedupAdmit, V_DROP, V_NEW } from './dedup';
+import { dedupAdmit, V_DROP, V_NEW, V_WAS_PENDING } from './dedup';
 export { dedupOpen, dedupClose, dedupAdmit, dedupForget, dedupTail, dedupTailPtr, dedupKey, dedupLive } from './dedup';
 export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords } from './slots';
 
@@ -1771,6 +1771,17 @@ export function classifyAt(r: usize): i32 {
 
 let fastVerdict: i32 = -1;
 let fastDups: u32 = 0;
+let DONE: usize = 0; // admitFast: the records whose final event completed a request the host holds open
+let doneCount: u32 = 0;
+
+/** The records admitFast() admitted whose final event completed an open request the host holds (it drops those):
+ * record indices, u32, at fastDonePtr(), fastDoneLen() of them. */
+export function fastDonePtr(): usize {
+  return DONE;
+}
+export function fastDoneLen(): u32 {
+  return doneCount;
+}
 
 /** The dedup verdict (dedup.ts V_*) of the record admitFast() stopped at, or -1 when it stopped before its dedup. */
 export function fastVerdictOf(): i32 {
@@ -1785,13 +1796,16 @@ export function fastDupsOf(): u32 {
  * a final-stage event with an auditID, both times plausible ([earliest, latest]), not an apiserver identity lease,
  * goes through the segment's dedup (`state`), and, counted now and outside the segment's head, is marked for the
  * aggregator (classify). Returns the first record it did not finish: declined, an earlier stage, a time, an ID or
- * a lease the host reads, or (fastVerdictOf() then gives the dedup's verdict) an open request it completed, a
- * request that may be in the head (received by `began` + slack: the host decides), one the host counts itself.
+ * a lease the host reads, or (fastVerdictOf() then gives the dedup's verdict) a request that may be in the head
+ * (received by `began` + slack: the host decides), one the host counts itself. A final event that completes an
+ * open request the host holds is admitted too, and listed (fastDonePtr) for the host to drop the held one.
  * The host then does, for each admitted record in order, what does not depend on its verdict (counts, timing).
  * beforeMs, startMs: ScanState's (NaN: none); before the segment's first event (startMs NaN) it admits nothing. */
 export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f64, startMs: f64, slack: f64, earliest: f64, latest: f64): u32 {
   fastVerdict = -1;
   fastDups = 0;
+  doneCount = 0;
+  if (DONE == 0) DONE = grow(<usize>OUT_CAP << 2);
   // the segment's first event is the host's: timeOf() sets when the segment began from it
   if (isNaN(startMs)) return from;
   const began = isNaN(beforeMs) ? startMs : max(startMs, beforeMs);
@@ -1810,7 +1824,7 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
       fastDups++;
       continue;
     }
-    if (v != V_NEW || recv <= began + slack) {
+    if ((v != V_NEW && v != V_WAS_PENDING) || recv <= began + slack) {
       fastVerdict = <i32>v;
       return i;
     }
@@ -1820,6 +1834,7 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
       return i;
     }
     store<i32>(r + (<usize>R_MARK << 2), bits);
+    if (v == V_WAS_PENDING) store<u32>(DONE + (<usize>(doneCount++) << 2), i);
   }
   return n;
 }
