@@ -588,7 +588,8 @@ class EngineFeeder {
 }
 
 async function readOne(src: Source, state: ScanState, o: ReadOptions, onGzip: () => void, onMode: (m: 'lines' | 'documents') => void): Promise<void> {
-  if (src.path !== null && plainFile(src.path)) {
+  // a regular file (sizeBytes is known only for one): a FIFO or a device is read as a stream, which does not block
+  if (src.path !== null && src.sizeBytes !== null && plainFile(src.path)) {
     await readChunks(src, state, o, plainFileChunks(src.path), onMode);
     return;
   }

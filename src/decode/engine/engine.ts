@@ -265,8 +265,8 @@ export class LineEngine {
   /** the aggregator: set up (slotsSetup) with these widths, and what to call when its tables fill */
   private slotWidths: [number, number] | null = null;
   onSlotsFull: (() => void) | null = null;
-  /** ids of strings the host compares records with (learnStrings notes them as they are interned) */
-  readonly ids = { list: -2, get: -2, watch: -2, create: -2, nodes: -2, leases: -2, token: -2, serviceaccounts: -2, 'kube-system': -2 };
+  /** ids of strings the host compares records with (the module interns them at init; learnStrings notes them) */
+  readonly ids = { leases: -2, 'kube-system': -2 };
 
   constructor(x: Exports) {
     this.x = x;
@@ -539,9 +539,6 @@ export class LineEngine {
   private keyString(p: number, n: number): string {
     if (n > 0 && this.bytes[p] === 0xff) return this.bytes.toString('utf16le', p + 1, p + n);
     return this.bytes.toString('utf8', p, p + n);
-  }
-  nameLength(): number {
-    return this.i32[this.r + R.NAME_P]! < 0 ? 0 : this.i32[this.r + R.NAME_L]!;
   }
   /** Hands the current record to the aggregator with MARK_* bits: it is counted there (enableSlots first). */
   mark(bits: number): void {
