@@ -337,7 +337,6 @@ export interface StateSnapshot {
   time: TimeState;
 }
 
-/** Adds an ID to a look-back ring of RECENT_TERMINALS, forgetting the oldest. */
 /** An input's last RECENT_TERMINALS final-stage auditIDs over its segments so far: the segments' tails, oldest
  * first, as they came; the window is the last RECENT_TERMINALS of them laid end to end (the first `skip` IDs of the
  * first tail are before it). `counts` (ID → how often in the window) is made when reconcile() first asks, then kept
