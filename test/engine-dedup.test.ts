@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEDUP_DROP, DEDUP_HOLD, DEDUP_NEW, DEDUP_WAS_PENDING, LineEngine, loadEngine } from '../src/decode/engine/engine.js';
-import { spawnCli } from './support.js';
+import { auditLine, spawnCli } from './support.js';
 import { ScanState } from '../src/aggregate/scan-state.js';
 import { newSegmentFeeder } from '../src/scan/scan.js';
 
@@ -141,7 +141,7 @@ describe('dedup across the 65,536-ID ring of a scan', () => {
     // That predates the module's dedup, and both dedups give it.)
     const dir = mkdtempSync(join(tmpdir(), 'audit-scan-dedup-'));
     const line = (i: number): string =>
-      JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, stage: 'ResponseComplete', requestURI: '/api/v1/namespaces/default/configmaps/c', verb: 'get', user: { username: 'u' }, userAgent: 'ua/1', objectRef: { resource: 'configmaps', namespace: 'default', name: 'c', apiVersion: 'v1' }, responseStatus: { code: 200 }, requestReceivedTimestamp: `2026-11-30T10:00:${String(Math.floor(i / 2000)).padStart(2, '0')}.000000Z`, stageTimestamp: `2026-11-30T10:00:${String(Math.floor(i / 2000)).padStart(2, '0')}.001000Z` });
+      auditLine({ auditID: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, requestURI: '/api/v1/namespaces/default/configmaps/c', verb: 'get', objectRef: { resource: 'configmaps', namespace: 'default', name: 'c', apiVersion: 'v1' }, requestReceivedTimestamp: `2026-11-30T10:00:${String(Math.floor(i / 2000)).padStart(2, '0')}.000000Z`, stageTimestamp: `2026-11-30T10:00:${String(Math.floor(i / 2000)).padStart(2, '0')}.001000Z` });
     const lines: string[] = [];
     for (let i = 0; i < 70000; i++) lines.push(line(i));
     lines.push(line(69000), line(4000));
@@ -168,7 +168,7 @@ describe('dedup across the 65,536-ID ring of a scan', () => {
 // The lines the module admits on its own (assembly/engine.ts admitFast) and where it stops for the state.
 describe('lines admitted in the module (admitFast)', () => {
   const ev = (id: string, stage: string, recv: string, st = recv): string =>
-    JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: id, stage, requestURI: '/api/v1/pods', verb: 'list', user: { username: 'u' }, userAgent: 'ua/1', objectRef: { resource: 'pods', apiVersion: 'v1' }, responseStatus: { code: 200 }, requestReceivedTimestamp: `2026-11-30T10:00:${recv}Z`, stageTimestamp: `2026-11-30T10:00:${st}Z` });
+    auditLine({ auditID: id, stage, requestReceivedTimestamp: `2026-11-30T10:00:${recv}Z`, stageTimestamp: `2026-11-30T10:00:${st}Z` });
 
   /** One segment of `lines` through the engine, as a scan reads it; its result and the state. */
   function segment(lines: string[]) {
@@ -218,7 +218,7 @@ describe('the look-back across many segments (a stream cut into chunks)', () => 
     // tails, many of them, the oldest cut part way. By hand: 12,000 requests, 400 copies dropped.
     const line = (i: number): string => {
       const t = new Date(Date.UTC(2026, 10, 30, 10) + i * 50).toISOString().replace('Z', '000Z');
-      return JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: `id-${i}`, stage: 'ResponseComplete', requestURI: '/api/v1/pods?limit=500', verb: 'list', user: { username: 'u' }, userAgent: 'ua/1', objectRef: { resource: 'pods', apiVersion: 'v1' }, responseStatus: { code: 200 }, requestReceivedTimestamp: t, stageTimestamp: t });
+      return auditLine({ auditID: `id-${i}`, requestURI: '/api/v1/pods?limit=500', requestReceivedTimestamp: t, stageTimestamp: t });
     };
     const lines: string[] = [];
     let copies = 0;

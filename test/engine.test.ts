@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, ROOT } from './support.js';
+import { auditLine, runCli, ROOT } from './support.js';
 import { bodyLines, escapeLines, makeCase, podList } from './generated-logs.js';
 import { LineEngine, loadEngine } from '../src/decode/engine/engine.js';
 import type { AuditEvent } from '../src/model/audit-event.js';
@@ -212,7 +212,7 @@ describe('line by line: the engine event is the normalised event', () => {
       ['2026-03-02T10:00:00.000000Z', '2026-11-30T10:00:00,000000Z'],
       ['2026-11-30T10:00:00.000000Z', '2026-11-30T10:00:00.'],
     ];
-    const buf = Buffer.from(times.map(([a, b], i) => JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: `t${i}`, stage: 'ResponseComplete', requestURI: '/api/v1/pods', verb: 'list', user: { username: 'u' }, objectRef: { resource: 'pods', apiVersion: 'v1' }, requestReceivedTimestamp: a, stageTimestamp: b })).join('\n') + '\n');
+    const buf = Buffer.from(times.map(([a, b], i) => auditLine({ auditID: `t${i}`, requestReceivedTimestamp: a, stageTimestamp: b })).join('\n') + '\n');
     const got: Array<[number, number] | null> = [];
     engine!.readLines(buf, 0, buf.length, 1 << 20, 0, (l) => {
       const js = normalizeAuditEvent(JSON.parse(buf.toString('utf8', l.start, l.end)), () => 'x');

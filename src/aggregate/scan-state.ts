@@ -1367,7 +1367,6 @@ export class ScanState {
       return this.inHead(g, receivedMs) ? HEAD : COUNT;
     }
     if (g.recent.has(id)) return DROP; // an earlier stage logged after the final one
-    g.pending.delete(id); // RequestReceived then ResponseStarted: keep the later, in insertion order
     return HOLD;
   }
 
@@ -1378,10 +1377,7 @@ export class ScanState {
       if (terminal) g.input.duplicateEvents++;
       return DROP;
     }
-    if (v === DEDUP_HOLD) {
-      g.pending.delete(id ?? g.dedupEngine!.auditID()); // RequestReceived then ResponseStarted: keep the later
-      return HOLD;
-    }
+    if (v === DEDUP_HOLD) return HOLD;
     if (v === DEDUP_WAS_PENDING) g.pending.delete(id ?? g.dedupEngine!.auditID());
     return this.inHead(g, receivedMs) ? HEAD : COUNT;
   }
@@ -1421,10 +1417,11 @@ export class ScanState {
     timeStep(st, t, minGap, inHead ? st.headGaps! : null);
   }
 
-  /** Remembers an open request; past MAX_PENDING the oldest (first inserted) is counted as it is. */
-  /** Holds an open request in `open` (a segment's pending, `g`, or the scan's leftovers), evicting (and counting)
-   * the oldest past MAX_PENDING. */
+  /** Holds an open request in `open` (a segment's pending, `g`, or the scan's leftovers), the later of two earlier
+   * stages of one request (RequestReceived then ResponseStarted) in the place of the later; past MAX_PENDING the
+   * oldest (first inserted) is evicted and counted as it is. */
   private holdOpen(open: Map<string, AuditEvent>, id: string, e: AuditEvent, g: Segment | null = null): void {
+    open.delete(id);
     open.set(id, e);
     if (open.size > MAX_PENDING) {
       const [oldId, oldEvent] = open.entries().next().value as [string, AuditEvent];
