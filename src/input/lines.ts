@@ -25,10 +25,16 @@ export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 /** The bytes of a line whose newline has not come yet, held across chunks: copied (a chunk may be a pooled
  * buffer that the stream reuses), and past `maxLineBytes` only counted, its first 200 bytes kept for the message
  * (a copy: a view would keep the line alive). Shared by LineSplitter and the engine's feeder (src/scan/scan.ts), so
- * both hold a partial line alike. */
+ * both hold a partial line alike.
+ *
+ * The bytes go into one buffer kept from line to line (it grows to the longest line held, and one of more than
+ * 4 MB is let go after it), with a byte to spare after the line: the engine's feeder writes the newline there.
+ * Each held line was a copy per chunk, a join and a copy for the engine before: three buffers of a few hundred KB
+ * for every RequestResponse line across a read, which left the allocator's arenas tens of MB larger. */
 export class HeldLine {
-  private parts: Buffer[] = [];
-  private partBytes = 0;
+  private buf: Buffer | null = null;
+  private len = 0;
+  private held = false;
   private overflow = false;
   private overflowBytes = 0;
   private overflowHead: Buffer | null = null;
@@ -37,7 +43,7 @@ export class HeldLine {
 
   /** true while part of a line is held. */
   get holding(): boolean {
-    return this.parts.length > 0 || this.overflow;
+    return this.held || this.overflow;
   }
 
   add(b: Buffer): void {
@@ -46,20 +52,28 @@ export class HeldLine {
       this.overflowBytes += b.length;
       return;
     }
-    if (this.partBytes + b.length > this.maxLineBytes) {
+    if (this.len + b.length > this.maxLineBytes) {
       this.overflow = true;
-      this.overflowHead = leadingBytes([...this.parts, b], 200);
-      this.overflowBytes = this.partBytes + b.length;
-      this.parts = [];
-      this.partBytes = 0;
+      this.overflowHead = leadingBytes(this.len === 0 ? [b] : [this.buf!.subarray(0, this.len), b], 200);
+      this.overflowBytes = this.len + b.length;
+      this.len = 0;
+      this.held = false;
       return;
     }
-    this.parts.push(Buffer.from(b));
-    this.partBytes += b.length;
+    const need = this.len + b.length + 1;
+    if (this.buf === null || this.buf.length < need) {
+      const bigger = Buffer.allocUnsafe(Math.max(need, Math.min(this.maxLineBytes + 1, 2 * (this.buf?.length ?? 0)), 64 * 1024));
+      if (this.len > 0) this.buf!.copy(bigger, 0, 0, this.len);
+      this.buf = bigger;
+    }
+    b.copy(this.buf, this.len);
+    this.len += b.length;
+    this.held = true;
   }
 
   /** Lets the held line go: its bytes and where it ends (a \r before a newline dropped), or, for a line over the
-   * cap, its length and its first 200 bytes. */
+   * cap, its length and its first 200 bytes. `line` is valid until the next add(), and has a byte to spare at
+   * `line.length` (past the line's own bytes, before the buffer's end). */
   take(terminated: boolean): { line: Buffer; end: number; tooLong: null } | { line: null; tooLong: number; head: Buffer } {
     if (this.overflow) {
       const r = { line: null, tooLong: this.overflowBytes, head: this.overflowHead ?? Buffer.alloc(0) };
@@ -68,12 +82,22 @@ export class HeldLine {
       this.overflowHead = null;
       return r;
     }
-    const line = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
-    this.parts = [];
-    this.partBytes = 0;
+    const line = this.buf!.subarray(0, this.len);
     let end = line.length;
     if (terminated && end > 0 && line[end - 1] === 13) end--;
+    this.len = 0;
+    this.held = false;
+    // a buffer grown for a rare long line goes with it (the next long line grows one again)
+    if (this.buf!.length > 4 << 20) this.buf = null;
     return { line, end, tooLong: null };
+  }
+
+  /** The held line's bytes [0, end) followed by a newline at `end`, in the same buffer (take()'s line, valid until
+   * the next add()): what the engine reads. */
+  static withNewline(line: Buffer, end: number): Buffer {
+    const b = Buffer.from(line.buffer, line.byteOffset, end + 1);
+    b[end] = 10;
+    return b;
   }
 }
 

@@ -1,12 +1,31 @@
-/*! A pool of scan workers. Hands out segments, reconciles their results into the main ScanState in segment
- * order, and merges the workers' aggregates at the end. */
+/*! A pool of scan lanes. Hands out segments, reconciles their results into the main ScanState in segment order,
+ * and merges the lanes' aggregates at the end.
+ *
+ * A big plain file's byte ranges go to `threads` lanes: the main thread's own lane (a ScanState of its own, fed by
+ * `LocalLane`) and `threads - 1` workers. The main thread has little else to do while ranges are read (it reconciles
+ * a result now and then), and a worker costs a V8 heap, a module memory and a malloc arena of its own: about 80 MB
+ * of the 1 GB bench scan's peak RSS. A gzip file or stdin keeps `threads` workers: there the main thread inflates,
+ * cuts and posts the chunks, and is the busiest thread of the scan. Ranges wait in a queue, and a lane takes the
+ * next when it is free, so that the main thread's lane, which also reconciles, is not handed a fixed half. */
 
 import { Worker } from 'node:worker_threads';
-import type { ScanState, SegmentResult, TimeOptions } from '../aggregate/scan-state.js';
+import type { ScanState, SegmentResult, StateSnapshot, TimeOptions } from '../aggregate/scan-state.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 // Always the compiled worker: from src/ (tests) and from dist/ this resolves to dist/parallel/worker.js.
 const WORKER_URL = new URL('../../dist/parallel/worker.js', import.meta.url);
+
+type RangeMessage = Extract<ToWorker, { t: 'range' }>;
+
+/** The main thread's lane: reads a range into a ScanState of its own (src/scan/scan.ts scanRange), as a worker
+ * does. */
+export interface LocalLane {
+  range(m: RangeMessage): Promise<SegmentResult>;
+  /** cuts the current range short (SIGINT) */
+  stop(): void;
+  /** the lane's aggregates, or null when it read nothing */
+  snapshot(): StateSnapshot | null;
+}
 
 export class ScanPool {
   private readonly workers: Worker[] = [];
@@ -18,29 +37,39 @@ export class ScanPool {
   private failure: Error | null = null;
   private snapshots = 0;
   private snapshotDone: (() => void) | null = null;
+  /** ranges no lane has taken yet */
+  private readonly ranges: RangeMessage[] = [];
+  private localBusy = false;
+  private localRead = false;
+  private readonly init: ToWorker;
 
+  /** `size` threads read; `local`: the main thread's lane, one of them for ranges (null: workers only). */
   constructor(
     private readonly state: ScanState,
-    size: number,
+    readonly size: number,
     etcdPrefix: string | null,
     maxLineBytes: number | undefined,
     maxGroups: number | undefined,
     time: TimeOptions,
     private readonly onBytes: (n: number) => void = () => {},
+    private readonly local: LocalLane | null = null,
   ) {
-    for (let i = 0; i < size; i++) {
-      // A smaller young generation than V8's default: 1 GB scan 266 → 226 MB peak RSS, time within noise.
-      const w = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: 16 } });
+    this.init = { t: 'init', engine: state.engine !== null, etcdPrefix, maxLineBytes, maxGroups, time };
+  }
+
+  /** Starts workers until there are `n` (they load while the main thread goes on). */
+  private spawn(n: number): void {
+    while (this.workers.length < n) {
+      const i = this.workers.length;
+      // A smaller young generation than V8's default: the 1 GB bench scan's peak RSS 266 → 226 MB at 16 MB (two
+      // workers), and about 8 MB less again at 8 (one worker beside the main thread's lane); time within noise.
+      const w = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       w.on('message', (m: FromWorker) => this.onMessage(i, m));
       w.on('error', (err) => this.fail(err));
       this.workers.push(w);
       this.busy.push(0);
-      this.send(i, { t: 'init', engine: state.engine !== null, etcdPrefix, maxLineBytes, maxGroups, time });
+      this.send(i, this.init);
     }
-  }
-
-  get size(): number {
-    return this.workers.length;
   }
 
   private send(i: number, m: ToWorker, transfer: ArrayBuffer[] = []): void {
@@ -63,26 +92,63 @@ export class ScanPool {
         return;
       case 'segment':
         this.busy[i]!--;
-        this.done.set(m.seq, m.result);
-        // Segments of one input must join in order (etcd lines at the edges), so reconcile in sequence.
-        while (this.done.has(this.nextToReconcile)) {
-          const r = this.done.get(this.nextToReconcile)!;
-          this.done.delete(this.nextToReconcile++);
-          this.state.reconcile(r);
-        }
-        for (const w of this.waiters.splice(0)) w();
+        this.segmentDone(m.seq, m.result);
         return;
       case 'snapshot':
+        // The worker is done: its heap and module memory go back before the main thread's merge and report grow.
+        void this.workers[i]!.terminate();
         this.state.mergeSnapshot(m.snapshot);
         if (++this.snapshots === this.workers.length) this.snapshotDone?.();
         return;
     }
   }
 
+  private segmentDone(seq: number, result: SegmentResult): void {
+    this.done.set(seq, result);
+    // Segments of one input must join in order (etcd lines at the edges), so reconcile in sequence.
+    while (this.done.has(this.nextToReconcile)) {
+      const r = this.done.get(this.nextToReconcile)!;
+      this.done.delete(this.nextToReconcile++);
+      this.state.reconcile(r);
+    }
+    this.pump();
+    for (const w of this.waiters.splice(0)) w();
+  }
+
   private leastBusy(): number {
     let best = 0;
     for (let i = 1; i < this.busy.length; i++) if (this.busy[i]! < this.busy[best]!) best = i;
     return best;
+  }
+
+  /** Hands queued ranges to free lanes: a worker, or the main thread's lane. */
+  private pump(): void {
+    while (this.ranges.length > 0 && this.failure === null) {
+      const w = this.busy.indexOf(0);
+      if (w >= 0) {
+        this.busy[w]!++;
+        this.send(w, this.ranges.shift()!);
+        continue;
+      }
+      if (this.local === null || this.localBusy) return;
+      this.runLocal(this.local, this.ranges.shift()!);
+    }
+  }
+
+  private runLocal(lane: LocalLane, m: RangeMessage): void {
+    this.localBusy = true;
+    this.localRead = true;
+    // A turn first: the caller goes on queueing ranges (and the workers get theirs) before this thread reads.
+    setImmediate(() => {
+      lane.range(m).then(
+        (r) => {
+          this.localBusy = false;
+          // a copy, as a worker's result is: reconcile() may keep parts of it, and the lane's state goes on
+          this.segmentDone(m.seq, structuredClone(r));
+        },
+        (err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))),
+      );
+    });
   }
 
   /** Waits until fewer than `limit` segments are in flight. */
@@ -94,21 +160,23 @@ export class ScanPool {
   /** Queues a byte range [start, end) of a file. `beforeMs`: the latest event time just before the range (see
    * ScanState.beginSegment). */
   submitRange(inputIndex: number, name: string, path: string, start: number, end: number, firstOfInput: boolean, beforeMs: number | null): void {
-    const i = this.leastBusy();
-    this.busy[i]!++;
-    this.send(i, { t: 'range', seq: this.nextSeq++, inputIndex, name, path, start, end, firstOfInput, beforeMs });
+    this.spawn(this.local === null ? this.size : this.size - 1);
+    this.ranges.push({ t: 'range', seq: this.nextSeq++, inputIndex, name, path, start, end, firstOfInput, beforeMs });
+    this.pump();
   }
 
   /** Queues a newline-aligned chunk of a stream (the buffer is transferred, not copied). */
   submitChunk(inputIndex: number, name: string, buf: Uint8Array, firstOfInput: boolean, beforeMs: number | null): void {
+    this.spawn(this.size);
     const i = this.leastBusy();
     this.busy[i]!++;
     this.send(i, { t: 'chunk', seq: this.nextSeq++, inputIndex, name, buf, firstOfInput, beforeMs }, [buf.buffer as ArrayBuffer]);
   }
 
-  /** Asks every worker to cut its current segment short (SIGINT). */
+  /** Asks every lane to cut its current segment short (SIGINT). */
   stop(): void {
     for (let i = 0; i < this.workers.length; i++) this.send(i, { t: 'stop' });
+    this.local?.stop();
   }
 
   /** Waits for every queued segment to be reconciled. */
@@ -116,15 +184,20 @@ export class ScanPool {
     await this.throttle(1);
   }
 
-  /** Drains, merges every worker's aggregates into the state, and stops the workers. */
+  /** Drains, merges every lane's aggregates into the state, and stops the workers. */
   async close(): Promise<void> {
     try {
       await this.drain();
-      await new Promise<void>((resolve) => {
-        this.snapshotDone = resolve;
-        for (let i = 0; i < this.workers.length; i++) this.send(i, { t: 'finish' });
-      });
+      if (this.workers.length > 0) {
+        await new Promise<void>((resolve) => {
+          this.snapshotDone = resolve;
+          for (let i = 0; i < this.workers.length; i++) this.send(i, { t: 'finish' });
+        });
+      }
       if (this.failure) throw this.failure;
+      const own = this.localRead ? this.local!.snapshot() : null;
+      // a copy, as a worker's is: mergeSnapshot reads a structured clone (no methods)
+      if (own !== null) this.state.mergeSnapshot(structuredClone(own));
     } finally {
       await Promise.all(this.workers.map((w) => w.terminate()));
     }

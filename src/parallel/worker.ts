@@ -3,9 +3,8 @@
  * single-threaded path (scan.ts feedSegment), so results do not depend on the thread count. */
 
 import { parentPort } from 'node:worker_threads';
-import { closeSync, openSync, readSync } from 'node:fs';
 import { ScanState } from '../aggregate/scan-state.js';
-import { newSegmentFeeder } from '../scan/scan.js';
+import { newSegmentFeeder, scanRange } from '../scan/scan.js';
 import { loadEngine } from '../decode/engine/engine.js';
 import type { ToWorker, FromWorker } from './protocol.js';
 
@@ -36,39 +35,7 @@ async function handle(m: ToWorker): Promise<void> {
       maxLineBytes = m.maxLineBytes;
       return;
     case 'range': {
-      const s = state!;
-      s.beginSegment(m.inputIndex, m.name, `w${m.seq}`, m.beforeMs);
-      const feed = newSegmentFeeder(s, m.firstOfInput, maxLineBytes);
-      let bytes = 0;
-      let error: string | null = null;
-      // Read synchronously into one buffer: a worker reads one range at a time, and the feeder copies what it keeps
-      // (the engine its input, a held part of a line its bytes), so the buffer is free again when push returns.
-      // A stream's reads went through the thread pool (the worker idled 15% of a 1 GB scan waiting for them) and
-      // left a new 1 MB buffer a read for the garbage collector. The event loop gets a turn every 16 MB, for 'stop'.
-      let fd: number | null = null;
-      try {
-        fd = openSync(m.path, 'r');
-        for (let at = m.start, turn = 0; at < m.end && !stopped; ) {
-          const n = readSync(fd, readBuf, 0, Math.min(readBuf.length, m.end - at), at);
-          if (n === 0) break;
-          feed.push(readBuf.subarray(0, n));
-          at += n;
-          bytes += n;
-          if (bytes >= 16 << 20) {
-            post({ t: 'progress', bytes });
-            bytes = 0;
-          }
-          if (++turn % 16 === 0) await new Promise<void>((r) => setImmediate(r));
-        }
-      } catch (err) {
-        error = (err as Error).message;
-      } finally {
-        if (fd !== null) closeSync(fd);
-      }
-      feed.end();
-      const result = s.endSegment();
-      if (error !== null) result.input.error = error;
-      post({ t: 'progress', bytes });
+      const result = await scanRange(state!, m, maxLineBytes, readBuf, () => stopped, (bytes) => post({ t: 'progress', bytes }));
       post({ t: 'segment', seq: m.seq, result });
       return;
     }
