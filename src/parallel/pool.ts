@@ -143,8 +143,9 @@ export class ScanPool {
       lane.range(m).then(
         (r) => {
           this.localBusy = false;
-          // a copy, as a worker's result is: reconcile() may keep parts of it, and the lane's state goes on
-          this.segmentDone(m.seq, structuredClone(r));
+          // Not copied as a worker's result is (structured clone: 30-60 ms a segment on the 1 GB log): endSegment()
+          // hands over objects made for the segment, which the lane's state no longer holds, all plain data.
+          this.segmentDone(m.seq, r);
         },
         (err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))),
       );
