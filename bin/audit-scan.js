@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+import { main } from '../dist/cli/cli.bundle.js';
 main();

@@ -12,8 +12,9 @@ import { Worker } from 'node:worker_threads';
 import type { ScanState, SegmentResult, StateSnapshot, TimeOptions } from '../aggregate/scan-state.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
-// Always the compiled worker: from src/ (tests) and from dist/ this resolves to dist/parallel/worker.js.
-const WORKER_URL = new URL('../../dist/parallel/worker.js', import.meta.url);
+// Always the compiled worker, bundled (scripts/bundle.mjs: one file to load, not the worker's ~60 modules): from
+// src/ (tests), from dist/ and from the CLI's bundle in dist/cli/ this resolves to dist/parallel/worker.bundle.js.
+const WORKER_URL = new URL('../../dist/parallel/worker.bundle.js', import.meta.url);
 
 type RangeMessage = Extract<ToWorker, { t: 'range' }>;
 

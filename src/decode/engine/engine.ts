@@ -127,8 +127,9 @@ function modules(): { simd: WebAssembly.Module | null; scalar: WebAssembly.Modul
       if (m[k] !== null) m.error = null;
       continue;
     }
-    // next to this module (dist/decode/engine/), or, when running from the sources (the tests), in dist/decode/engine/
-    for (const url of [new URL(`./${file}`, import.meta.url), new URL(`../../../dist/decode/engine/${file}`, import.meta.url)]) {
+    // next to this module (dist/decode/engine/); from a bundle in dist/cli/ or dist/parallel/ (scripts/bundle.mjs);
+    // or, when running from the sources (the tests), in dist/decode/engine/
+    for (const url of [new URL(`./${file}`, import.meta.url), new URL(`../decode/engine/${file}`, import.meta.url), new URL(`../../../dist/decode/engine/${file}`, import.meta.url)]) {
       try {
         m[k] = new WebAssembly.Module(readFileSync(url));
         break;
