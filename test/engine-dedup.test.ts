@@ -248,3 +248,48 @@ describe('the look-back across many segments (a stream cut into chunks)', () => 
     }
   }, 120_000);
 });
+
+// A scan lane's state (a worker's, the main thread's lane) keeps the aggregator's counts from segment to segment
+// (ScanState.foldLate), and folds them when a segment of another input begins: counts stay with their input.
+describe('a lane that folds the aggregator late', () => {
+  const at = (i: number, base: number): string => new Date(Date.UTC(2026, 10, 30, 10) + base + i * 250).toISOString().replace('Z', '000Z');
+  const lines = (prefix: string, n: number, base: number, ua: string): string[] =>
+    Array.from({ length: n }, (_, i) => auditLine({ auditID: `${prefix}-${i}`, userAgent: ua, requestReceivedTimestamp: at(i, base), stageTimestamp: at(i, base) }));
+
+  /** Segments of inputs 0, 0, 1, 0 read by one state, as a lane is handed ranges; the merged aggregates. */
+  function run(foldLate: boolean) {
+    const lane = new ScanState('/registry');
+    lane.engine = loadEngine().engine;
+    lane.foldLate = foldLate;
+    const main = new ScanState('/registry');
+    main.addInput('a');
+    main.addInput('b');
+    const parts: Array<[number, string[]]> = [
+      [0, lines('a', 300, 0, 'a/1')],
+      [0, lines('a2', 200, 120_000, 'a/1')],
+      [1, lines('b', 100, 3_600_000, 'b/1')],
+      [0, lines('a3', 50, 240_000, 'a/1')],
+    ];
+    const results = parts.map(([input, ls], k) => {
+      lane.beginSegment(input, input === 0 ? 'a' : 'b', `w${k}`);
+      const feed = newSegmentFeeder(lane, k === 0 || input === 1, undefined);
+      feed.push(Buffer.from(ls.join('\n') + '\n'));
+      feed.end();
+      return lane.endSegment();
+    });
+    main.mergeSnapshot(structuredClone(lane.snapshot()));
+    return { main, results };
+  }
+
+  it('gives each input the requests read from it, as a state that folds at every segment end does', () => {
+    const late = run(true);
+    const each = run(false);
+    const total = (m: ScanState, i: number): number => [...(m.time.inputRequests.get(i)?.buckets.values() ?? [])].reduce((a, b) => a + b, 0);
+    // the segments' heads are the main state's to count at reconcile; the rest is the lane's
+    const heads = (r: ReturnType<typeof run>, i: number): number => r.results.filter((s) => s.inputIndex === i).reduce((n, s) => n + s.head.size, 0);
+    expect(total(late.main, 0) + heads(late, 0)).toBe(550);
+    expect(total(late.main, 1) + heads(late, 1)).toBe(100);
+    for (const i of [0, 1]) expect(total(late.main, i)).toBe(total(each.main, i));
+    expect(late.main.counters.requests).toBe(each.main.counters.requests);
+  });
+});

@@ -31,6 +31,7 @@ async function handle(m: ToWorker): Promise<void> {
   switch (m.t) {
     case 'init':
       state = new ScanState(m.etcdPrefix, null, m.maxGroups, m.time);
+      state.foldLate = true;
       if (m.engine) state.engine = loadEngine().engine;
       maxLineBytes = m.maxLineBytes;
       return;

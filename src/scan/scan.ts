@@ -177,6 +177,7 @@ function mainLane(state: ScanState, o: ReadOptions): LocalLane {
     range: (r) => {
       if (lane === null) {
         lane = new ScanState(o.etcdPrefix, null, o.maxGroups, state.timeOptions);
+        lane.foldLate = true;
         if (state.engine !== null) lane.engine = loadEngine().engine;
       }
       buf ??= Buffer.allocUnsafe(1 << 20);
