@@ -12,6 +12,8 @@ import { DEDUP_DROP, DEDUP_HOLD, DEDUP_NEW, DEDUP_WAS_PENDING, LineEngine, loadE
 import { auditLine, spawnCli } from './support.js';
 import { ScanState } from '../src/aggregate/scan-state.js';
 import { newSegmentFeeder } from '../src/scan/scan.js';
+import { fingerprintHash } from '../src/aggregate/fingerprint.js';
+import { mulberry32 } from '../fixtures/prng.mjs';
 
 /** The rule, as ScanState.admit() has it (scan-state.ts), for one segment. */
 class Model {
@@ -291,5 +293,39 @@ describe('a lane that folds the aggregator late', () => {
     expect(total(late.main, 1) + heads(late, 1)).toBe(100);
     for (const i of [0, 1]) expect(total(late.main, i)).toBe(total(each.main, i));
     expect(late.main.counters.requests).toBe(each.main.counters.requests);
+  });
+});
+
+// With two inputs or more, the aggregator also sums the copy fingerprint (src/aggregate/fingerprint.ts) per second:
+// the module's hashes of an auditID must be the host's to the bit, or a copy would go unseen.
+describe('the copy fingerprint in the module', () => {
+  it('hashes ASCII IDs as fingerprint.ts does', () => {
+    const eng = loadEngine().engine!;
+    const rnd = mulberry32(26);
+    const ids = ['', 'a', '(no auditID', 'ffffffff-ffff-4fff-8fff-ffffffffffff', '~'.repeat(300)];
+    for (let k = 0; k < 200; k++) ids.push(Array.from({ length: Math.floor(rnd() * 80) }, () => String.fromCharCode(32 + Math.floor(rnd() * 95))).join(''));
+    for (const id of ids) expect(eng.fingerprintHash(id)).toEqual(fingerprintHash(id));
+  });
+
+  it('finds a copy among inputs, and counts as the JavaScript path does, IDs not ASCII and host-named ones too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fp-'));
+    const at = (i: number): string => new Date(Date.UTC(2026, 10, 30, 10) + i * 300).toISOString().replace('Z', '000Z');
+    // IDs of three kinds: ASCII, with a character past ASCII (the module leaves those to the host), and one that
+    // reads as a name the host gives (countRequest does not fingerprint those)
+    const id = (i: number): string => (i % 17 === 0 ? `é-${i}` : i % 29 === 0 ? `(no auditID x${i})` : `id-${i}`);
+    const a = Array.from({ length: 600 }, (_, i) => auditLine({ auditID: id(i), requestReceivedTimestamp: at(i), stageTimestamp: at(i) }));
+    const b = Array.from({ length: 300 }, (_, i) => auditLine({ auditID: `b-${i}`, userAgent: 'b/1', requestReceivedTimestamp: at(2000 + i), stageTimestamp: at(2000 + i) }));
+    writeFileSync(join(dir, 'a.log'), a.join('\n') + '\n');
+    // whole seconds of a, as a JSON document: read by the JavaScript path, so its hashes must meet the module's
+    writeFileSync(join(dir, 'excerpt.json'), JSON.stringify({ kind: 'EventList', apiVersion: 'audit.k8s.io/v1', items: a.slice(100, 400).map((l) => JSON.parse(l)) }));
+    writeFileSync(join(dir, 'b.log'), b.join('\n') + '\n');
+    const files = ['a.log', 'excerpt.json', 'b.log'].map((f) => join(dir, f));
+    const wasm = await spawnCli(['-o', 'json', ...files]);
+    const js = await spawnCli(['-o', 'json', '--engine', 'js', ...files]);
+    expect(wasm.code).toBe(0);
+    expect(wasm.stdout).toBe(js.stdout);
+    expect(wasm.stderr).toBe(js.stderr);
+    expect(wasm.stderr).toMatch(/excerpt\.json: a copy of .*a\.log: 290 of its 290 requests/); // the seconds whole in both
+    expect(JSON.parse(wasm.stdout).totals.requests).toBe(900);
   });
 });

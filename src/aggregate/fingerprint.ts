@@ -43,6 +43,17 @@ export function fingerprintAdd(f: Fingerprint, t: number, id: string): void {
   if (f.cells.size > MAX_CELLS) fit(f);
 }
 
+/** Adds what the engine's aggregator counted in second `sec` of the received times (slots.ts P_FP_*): `n`
+ * requests, `h1` and `h2` the sums mod 2^32 of their IDs' hashes. A part of a cell (say only its h1) may come alone:
+ * the cells are sums. */
+export function fingerprintAddSecond(f: Fingerprint, sec: number, n: number, h1: number, h2: number): void {
+  addCell(f.cells, Math.floor(sec / (f.widthMs / BASE_MS)), [n, h1 >>> 0, h2 >>> 0]);
+  if (f.cells.size > MAX_CELLS) fit(f);
+}
+
+/** hash2() of a string, for the tests that hold the engine's to it. */
+export const fingerprintHash = (s: string): [number, number] => hash2(s);
+
 function addCell(m: Map<number, [number, number, number]>, i: number, c: readonly [number, number, number]): void {
   const d = m.get(i);
   if (d === undefined) m.set(i, [c[0], c[1], c[2]]);

@@ -14,8 +14,8 @@ import { TimeSeries, reviveSeries } from './time-series.js';
 import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
 import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
-import { fingerprintAdd, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
-import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
+import { fingerprintAdd, fingerprintAddSecond, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
+import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
 import { latencyAddBucket, latencyEdges } from './latency.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
 
@@ -627,7 +627,8 @@ export class ScanState {
   endSegment(withTail = true): SegmentResult {
     const g = this.cur();
     this.decoder.endSegment();
-    if (!this.foldLate) this.foldSlots();
+    // (the copy fingerprint's cells are the segment's input stats', posted with its result)
+    if (!this.foldLate || this.timeOptions.fingerprint === true) this.foldSlots();
     // An engine event's selectorKey names strings of the engine that read it; the events counted at reconcile()
     // may come from another thread's engine, so they are described from their selectors.
     for (const e of g.head.values()) delete e.selectorKey;
@@ -1219,16 +1220,16 @@ export class ScanState {
   }
 
   /** Whether this state's engine lines can be counted by the compiled aggregator: not when each request must be
-   * seen on its own (a store's sink, a filter, copies of logs fingerprinted or left out), nor when the clients'
+   * seen on its own (a store's sink, a filter, copies of logs left out), nor when the clients'
    * series are not a multiple of the buckets. Sets the aggregator up on first use. */
   private slotsUsable(eng: LineEngine): boolean {
     if (this.slotsOk === null) {
       const b = this.timeOptions.bucketMs;
       const clientMs = Math.max(CLIENT_SERIES_MIN_MS, b);
-      this.slotsOk = this.sink === null && this.filter === null && this.skipCopies === null && this.timeOptions.fingerprint !== true && clientMs % b === 0 && process.env.AUDIT_SCAN_SLOTS !== '0';
+      this.slotsOk = this.sink === null && this.filter === null && this.skipCopies === null && clientMs % b === 0 && process.env.AUDIT_SCAN_SLOTS !== '0';
       if (this.slotsOk) {
         const edges = slotLatencyEdges();
-        eng.enableSlots(b, clientMs, edges);
+        eng.enableSlots(b, clientMs, edges, this.timeOptions.fingerprint === true);
       }
     }
     if (this.slotsOk) eng.onSlotsFull = this.foldSlotsNow;
@@ -1331,6 +1332,10 @@ export class ScanState {
         if (e === null) t.clientInputsOverflow += k === PAIR_CLIENT ? count : 0;
         else if (k === PAIR_CLIENT) e.all.add(pairs.key[i]! * clientMs, count);
         else (e.lists ??= this.clientSeries()).add(pairs.key[i]! * clientMs, count);
+      } else if (k === PAIR_FP_N || k === PAIR_FP_H1 || k === PAIR_FP_H2) {
+        // countRequest()'s fingerprintAdd(), for the requests counted here
+        const inp = this.statsOf(input);
+        if (inp !== undefined) fingerprintAddSecond(inp.fingerprint, pairs.key[i]!, k === PAIR_FP_N ? count : 0, k === PAIR_FP_H1 ? count : 0, k === PAIR_FP_H2 ? count : 0);
       }
     }
   }

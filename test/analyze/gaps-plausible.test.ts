@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { addSpacing, binSpacingMs, candidateMinMs, gapThresholdMs, humanSeconds, keepLongest, MAX_GAPS, medianSpacingMs, mergeSpacing, newSpacingHistogram, pushGap, spacingBin } from '../../src/aggregate/gaps.js';
 import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar } from '../../src/aggregate/plausible.js';
-import { findCopies, fingerprintAdd, fingerprintMerge, fingerprintTotal, newFingerprint } from '../../src/aggregate/fingerprint.js';
+import { findCopies, fingerprintAdd, fingerprintAddSecond, fingerprintHash, fingerprintMerge, fingerprintTotal, newFingerprint } from '../../src/aggregate/fingerprint.js';
 
 const hist = (...incs: number[]) => {
   const h = newSpacingHistogram();
@@ -290,6 +290,45 @@ describe('copy fingerprints', () => {
     const b = secs(0, 3).filter(([, id]) => id !== 'r-1-2');
     const c = findCopies([fp(a), fp(b)]).get(1)!;
     expect(c.requests).toBe(6); // seconds 0 and 2; second 1 differs
+  });
+
+  it("the engine's per-second sums (fingerprintAddSecond) make the fingerprint fingerprintAdd makes, at any width", () => {
+    // requests in 3 seconds, one of them 2 s away (a cell of its own at 1 s, shared with its neighbour at 2 s)
+    const reqs: Array<[number, string]> = [[T0 + 10, 'a'], [T0 + 900, 'b'], [T0 + 1200, 'c'], [T0 + 3100, 'd'], [T0 + 3999, 'e']];
+    for (const width of [1000, 2000, 8000]) {
+      const one = newFingerprint();
+      one.widthMs = width;
+      for (const [t, id] of reqs) fingerprintAdd(one, t, id);
+      // the module's cells: per second, the count and the two hash sums mod 2^32, each kind on its own
+      const sums = new Map<number, [number, number, number]>();
+      for (const [t, id] of reqs) {
+        const sec = Math.floor(t / 1000);
+        const [h1, h2] = fingerprintHash(id);
+        const c = sums.get(sec) ?? [0, 0, 0];
+        sums.set(sec, [c[0] + 1, (c[1] + h1) >>> 0, (c[2] + h2) >>> 0]);
+      }
+      const two = newFingerprint();
+      two.widthMs = width;
+      for (const [sec, [n, h1, h2]] of sums) {
+        fingerprintAddSecond(two, sec, n, 0, 0);
+        fingerprintAddSecond(two, sec, 0, h1, 0);
+        fingerprintAddSecond(two, sec, 0, 0, h2);
+      }
+      expect(two).toEqual(one);
+      expect(fingerprintTotal(two)).toBe(5);
+    }
+  });
+
+  it('past 100,000 busy seconds the per-second sums double the width as fingerprintAdd does', () => {
+    const one = newFingerprint();
+    const two = newFingerprint();
+    for (let s = 0; s <= 100_000; s++) {
+      fingerprintAdd(one, s * 1000, `r${s}`);
+      const [h1, h2] = fingerprintHash(`r${s}`);
+      fingerprintAddSecond(two, s, 1, h1, h2);
+    }
+    expect(two.widthMs).toBe(2000);
+    expect(two).toEqual(one);
   });
 
   it('a request repeated by a third input counts once against the first', () => {

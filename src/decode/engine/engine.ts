@@ -72,6 +72,10 @@ interface Exports {
   lineCount(): number;
   scan(len: number, maxLine: number, declineFirst: number): number;
   slotsSetup(maxSlots: number, pairCap: number, sampleCap: number, latN: number, bucketMs: number, clientMs: number): number;
+  slotsFingerprint(on: number): void;
+  fpHash(p: number, n: number): void;
+  fpHash1(): number;
+  fpHash2(): number;
   slotsReset(): void;
   slotsPtr(): number;
   slotsLen(): number;
@@ -227,6 +231,10 @@ export const PAIR_CLIENT = 3;
 export const PAIR_CLIENT_LISTS = 4;
 export const PAIR_READ = 5;
 export const PAIR_LATENCY = 6;
+/** the copy fingerprint's cells, per second: requests, and the sums of the IDs' two hashes */
+export const PAIR_FP_N = 7;
+export const PAIR_FP_H1 = 8;
+export const PAIR_FP_H2 = 9;
 
 export interface SlotTables {
   slots: Slot[];
@@ -610,12 +618,22 @@ export class LineEngine {
 
   /** Sets up the aggregator's tables: buckets of `bucketMs` for the shared series, of `clientMs` for the clients'
    * (a multiple of bucketMs), and the latency edges (latencyEdges[j]: the least latency in bucket 100 + j). */
-  enableSlots(bucketMs: number, clientMs: number, latencyEdges: Float64Array): void {
+  enableSlots(bucketMs: number, clientMs: number, latencyEdges: Float64Array, fingerprint = false): void {
+    this.x.slotsFingerprint(fingerprint ? 1 : 0);
     if (this.slotWidths !== null && this.slotWidths[0] === bucketMs && this.slotWidths[1] === clientMs) return;
     const at = this.x.slotsSetup(MAX_SLOTS, PAIR_CAP, SAMPLE_CAP, latencyEdges.length, bucketMs, clientMs);
     this.refresh();
     this.f64.set(latencyEdges, at >> 3);
     this.slotWidths = [bucketMs, clientMs];
+  }
+
+  /** The module's copy-fingerprint hashes of an ASCII string (src/aggregate/fingerprint.ts hash2), for the tests. */
+  fingerprintHash(s: string): [number, number] {
+    const at = this.x.scratchPtr();
+    this.refresh();
+    const n = this.bytes.write(s, at, 'latin1');
+    this.x.fpHash(at, n);
+    return [this.x.fpHash1() >>> 0, this.x.fpHash2() >>> 0];
   }
 
   get slotsEnabled(): boolean {

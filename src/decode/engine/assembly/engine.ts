@@ -11,11 +11,11 @@
 // Memory is laid out by the host through init(); everything is raw loads and stores (runtime stub, no GC).
 
 // ---- regions (set by init) ----------------------------------------------------------------------------
-import { slotsLayout, slotsInit, latencyEdgesPtr, latencyMax, R_MARK } from './slots';
+import { slotsLayout, slotsInit, latencyEdgesPtr, latencyMax, R_MARK, fingerprintOn } from './slots';
 import { grow, heapReset, hashBytes, bytesEqual } from './mem';
 import { dedupAdmit, V_DROP, V_NEW, V_WAS_PENDING } from './dedup';
 export { dedupOpen, dedupClose, dedupAdmit, dedupForget, dedupTail, dedupTailPtr, dedupKey, dedupLive } from './dedup';
-export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords } from './slots';
+export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords, slotsFingerprint, fpHash, fpHash1, fpHash2 } from './slots';
 
 let IN: usize = 0; // input bytes, IN_CAP + 16 of padding for SIMD loads
 let IN_CAP: u32 = 0;
@@ -1751,6 +1751,8 @@ export function scan(len: u32, maxLine: u32, declineFirst: u32): u32 {
  * no objectRef resource (the URI names it), a node read by name (a cluster fact), a TokenRequest (its account), a
  * latency past the last latency edge. */
 function classify(r: usize): i32 {
+  // the copy fingerprint hashes an ID's UTF-16 code units: the module hashes ASCII IDs only (the same numbers)
+  if (fingerprintOn() && !asciiId(r)) return 0;
   const verb = load<i32>(r + (<usize>R_VERB << 2));
   const res = load<i32>(r + (<usize>R_RESOURCE << 2));
   const sub = load<i32>(r + (<usize>R_SUB << 2));
@@ -1763,6 +1765,16 @@ function classify(r: usize): i32 {
   const sie = (load<i32>(r + (<usize>R_FLAGS << 2)) & 4) != 0;
   const listing = verb == ID_LIST || (verb == ID_WATCH && sie && code != 400 && code != 422);
   return 1 | (isRead && (sub < 0 || sub == ID_EMPTY) ? 2 : 0) | (listing ? 4 : 0) | (verb == ID_WATCH ? 8 : 0);
+}
+
+/** true when the record's auditID is ASCII, or absent. */
+function asciiId(r: usize): bool {
+  const p = load<i32>(r + (<usize>R_ID_P << 2));
+  if (p < 0) return true;
+  const a = SCRATCH + <usize>p;
+  const n = <usize>load<i32>(r + (<usize>R_ID_L << 2));
+  for (let i: usize = 0; i < n; i++) if (load<u8>(a + i) >= 0x80) return false;
+  return true;
 }
 
 export function classifyAt(r: usize): i32 {

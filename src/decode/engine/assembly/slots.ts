@@ -35,6 +35,8 @@ const R_FLAGS = 25;
 const R_FSEL = 26;
 const R_LSEL = 27;
 const R_RETURNED = 29;
+const R_ID_P = 15; // scratch offset of the auditID, -1: none (the host names the request)
+const R_ID_L = 16;
 export const R_MARK = 30; // set by the host: 0 not counted here, else M_* bits
 const O_RECEIVED = 128;
 const O_STAGE_T = 136;
@@ -48,6 +50,11 @@ const M_WATCH_END: i32 = 8; // the final stage of a watch
 
 // Pair kinds.
 const P_ALL: u32 = 0;
+// The copy fingerprint's cells (src/aggregate/fingerprint.ts), per second of the received time: requests, and the
+// sums mod 2^32 of their auditIDs' two hashes (a pair's count adds any u32, wrapping as the host's >>> 0 does).
+const P_FP_N: u32 = 7;
+const P_FP_H1: u32 = 8;
+const P_FP_H2: u32 = 9;
 const P_LISTS: u32 = 1;
 const P_WATCH_END: u32 = 2;
 const P_CLIENT: u32 = 3;
@@ -126,6 +133,54 @@ export function slotsInit(base: usize, maxSlots: u32, pairCap: u32, sampleCap: u
   bucketMs = bucket;
   clientMs = client;
   slotsReset();
+}
+
+let FP_ON = false;
+
+/** Whether counted requests go into the copy fingerprint too (a scan of two inputs or more). */
+export function slotsFingerprint(on: bool): void {
+  FP_ON = on;
+}
+export function fingerprintOn(): bool {
+  return FP_ON;
+}
+
+/** fingerprint.ts hash2() of the ID bytes [p, p+n), into FP_H1 and FP_H2: for ASCII IDs only (hash2 reads
+ * UTF-16 code units, which are then the bytes; classify() leaves a record with another ID to the host). */
+let FP_H1: u32 = 0;
+let FP_H2: u32 = 0;
+function hash2(p: usize, n: u32): void {
+  let a: u32 = 0x9e3779b9;
+  let b: u32 = 0x85ebca6b;
+  for (let i: u32 = 0; i < n; i++) {
+    const c = <u32>load<u8>(p + <usize>i);
+    a = (a ^ c) * 0x9e3779b1;
+    b = (b ^ c) * 0x5bd1e995;
+  }
+  a = ((a ^ (a >>> 16)) * 0x85ebca6b) ^ ((b ^ (b >>> 13)) * 0xc2b2ae35);
+  b = ((b ^ (b >>> 16)) * 0x85ebca6b) ^ ((a ^ (a >>> 13)) * 0xc2b2ae35);
+  FP_H1 = a;
+  FP_H2 = b;
+}
+
+/** true when an ID reads as the names the host gives requests without one (scan-state.ts NO_ID, "(no auditID "),
+ * which countRequest() does not fingerprint. */
+function namedByHost(p: usize, n: u32): bool {
+  const NO_ID = '(no auditID ';
+  if (n < <u32>NO_ID.length) return false;
+  for (let i = 0; i < NO_ID.length; i++) if (<i32>load<u8>(p + <usize>i) != NO_ID.charCodeAt(i)) return false;
+  return true;
+}
+
+/** The hashes of an ID, for the tests to hold them to fingerprint.ts (fpHash1, fpHash2 after it). */
+export function fpHash(p: usize, n: u32): void {
+  hash2(p, n);
+}
+export function fpHash1(): u32 {
+  return FP_H1;
+}
+export function fpHash2(): u32 {
+  return FP_H2;
 }
 
 /** The last latency edge: a latency at or past it is counted by the host. */
@@ -243,6 +298,31 @@ function clientOf(ua: i32, user: i32): u32 {
 }
 
 /** Adds one to the pair (id, kind, key). */
+/** Adds n to the pair (id, kind, key). */
+function pairAddN(id: u32, kind: u32, key: f64, n: u32): void {
+  const kb = reinterpret<u64>(key);
+  let h: u64 = (kb ^ ((<u64>id << 3) | <u64>kind)) * 0x9e3779b97f4a7c15;
+  h ^= h >> 31;
+  let j = <u32>h & PAIR_MASK;
+  for (;;) {
+    const s = PAIRS + (<usize>j) * PAIR_BYTES;
+    const k = load<u32>(s, 4);
+    if (k == 0xffffffff) {
+      store<u32>(s, id);
+      store<u32>(s, kind, 4);
+      store<f64>(s, key, 8);
+      store<u32>(s, n, 16);
+      pairCount++;
+      return;
+    }
+    if (k == kind && load<u32>(s) == id && reinterpret<u64>(load<f64>(s, 8)) == kb) {
+      store<u32>(s, load<u32>(s, 16) + n, 16);
+      return;
+    }
+    j = (j + 1) & PAIR_MASK;
+  }
+}
+
 function pairAdd(id: u32, kind: u32, key: f64): void {
   const kb = reinterpret<u64>(key);
   let h: u64 = (kb ^ ((<u64>id << 3) | <u64>kind)) * 0x9e3779b97f4a7c15;
@@ -405,6 +485,18 @@ export function countRecords(out: usize, n: u32, recBytes: u32, scratch: usize, 
       pairAdd(client, P_CLIENT_LISTS, cb);
     }
     if ((mark & M_WATCH_END) != 0) pairAdd(0, P_WATCH_END, Math.floor(stageT / bucketMs));
+    if (FP_ON) {
+      // (the host names a request without an auditID: not fingerprinted, as countRequest() leaves it out)
+      const idp = load<i32>(r + R_ID_P * 4);
+      const idl = <u32>load<i32>(r + R_ID_L * 4);
+      if (idp >= 0 && !namedByHost(scratch + <usize>idp, idl)) {
+        hash2(scratch + <usize>idp, idl);
+        const sec = Math.floor(at / 1000);
+        pairAddN(0, P_FP_N, sec, 1);
+        pairAddN(0, P_FP_H1, sec, FP_H1);
+        pairAddN(0, P_FP_H2, sec, FP_H2);
+      }
+    }
     if (!read) continue;
     pairAdd(id, P_READ, b);
     const returned = load<i32>(r + R_RETURNED * 4);
