@@ -143,15 +143,19 @@ export class ScanPool {
     this.localRead = true;
     // A turn first: the caller goes on queueing ranges (and the workers get theirs) before this thread reads.
     setImmediate(() => {
-      lane.range(m).then(
-        (r) => {
-          this.localBusy = false;
-          // Not copied as a worker's result is (structured clone: 30-60 ms a segment on the 1 GB log): endSegment()
-          // hands over objects made for the segment, which the lane's state no longer holds, all plain data.
-          this.segmentDone(m.seq, r);
-        },
-        (err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))),
-      );
+      // (a throw while the lane is set up rejects too, as a read's failure does)
+      Promise.resolve()
+        .then(() => lane.range(m))
+        .then(
+          (r) => {
+            this.localBusy = false;
+            // Not copied as a worker's result is (structured clone: 30-60 ms a segment on the 1 GB log):
+            // endSegment() hands over objects made for the segment, which the lane's state no longer holds, all
+            // plain data.
+            this.segmentDone(m.seq, r);
+          },
+          (err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))),
+        );
     });
   }
 
