@@ -24,7 +24,7 @@ export interface LocalLane {
   range(m: RangeMessage): Promise<SegmentResult>;
   /** cuts the current range short (SIGINT) */
   stop(): void;
-  /** the lane's aggregates, or null when it read nothing */
+  /** the lane's aggregates, or null when it read nothing; the lane reads no more after it */
   snapshot(): StateSnapshot | null;
 }
 
@@ -196,16 +196,21 @@ export class ScanPool {
   async close(): Promise<void> {
     try {
       await this.drain();
-      if (this.workers.length > 0) {
-        await new Promise<void>((resolve) => {
-          this.snapshotDone = resolve;
-          for (let i = 0; i < this.workers.length; i++) this.send(i, { t: 'finish' });
-        });
-      }
-      if (this.failure) throw this.failure;
+      const snapshots =
+        this.workers.length === 0
+          ? null
+          : new Promise<void>((resolve) => {
+              this.snapshotDone = resolve;
+              for (let i = 0; i < this.workers.length; i++) this.send(i, { t: 'finish' });
+            });
+      // The main thread's lane is merged while the workers make theirs. Not copied as a worker's snapshot is (a
+      // structured clone): mergeSnapshot copies what it keeps of the series and reads the rest as data, so its
+      // classes' instances do as well as their clones, and the lane's state is let go once it is merged: one copy
+      // of the aggregates fewer at the scan's peak (the 10 GB bench log's was 232 MiB with the copy).
       const own = this.localRead ? this.local!.snapshot() : null;
-      // a copy, as a worker's is: mergeSnapshot reads a structured clone (no methods)
-      if (own !== null) this.state.mergeSnapshot(structuredClone(own));
+      if (own !== null) this.state.mergeSnapshot(own);
+      if (snapshots !== null) await snapshots;
+      if (this.failure) throw this.failure;
     } finally {
       await Promise.all(this.workers.map((w) => w.terminate()));
     }

@@ -186,7 +186,12 @@ function mainLane(state: ScanState, o: ReadOptions): LocalLane {
     stop: () => {
       stopped = true;
     },
-    snapshot: () => lane?.snapshot() ?? null,
+    snapshot: () => {
+      const snap = lane?.snapshot() ?? null;
+      lane = null; // its aggregates go with the snapshot, once merged
+      buf = null;
+      return snap;
+    },
   };
 }
 
