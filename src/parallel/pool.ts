@@ -12,6 +12,10 @@ import { Worker } from 'node:worker_threads';
 import type { ScanState, SegmentResult, StateSnapshot, TimeOptions } from '../aggregate/scan-state.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
+/** Chunk buffers kept for reuse (at most threads × 3 chunks are in flight, and a worker hands one back as the main
+ * thread fills the next). */
+const SPARE_BUFFERS = 4;
+
 // Always the compiled worker, bundled (scripts/bundle.mjs: one file to load, not the worker's ~60 modules): from
 // src/ (tests), from dist/ and from the CLI's bundle in dist/cli/ this resolves to dist/parallel/worker.bundle.js.
 const WORKER_URL = new URL('../../dist/parallel/worker.bundle.js', import.meta.url);
@@ -38,6 +42,8 @@ export class ScanPool {
   private failure: Error | null = null;
   private snapshots = 0;
   private snapshotDone: (() => void) | null = null;
+  /** chunk buffers the workers handed back, for takeBuffer() */
+  private readonly spare: ArrayBuffer[] = [];
   /** ranges no lane has taken yet */
   private readonly ranges: RangeMessage[] = [];
   private localBusy = false;
@@ -93,6 +99,7 @@ export class ScanPool {
         return;
       case 'segment':
         this.busy[i]!--;
+        if (m.buf !== undefined && this.spare.length < SPARE_BUFFERS) this.spare.push(m.buf);
         this.segmentDone(m.seq, m.result);
         return;
       case 'snapshot':
@@ -171,6 +178,14 @@ export class ScanPool {
     this.spawn(this.local === null ? this.size : this.size - 1);
     this.ranges.push({ t: 'range', seq: this.nextSeq++, inputIndex, name, path, start, end, firstOfInput, beforeMs });
     this.pump();
+  }
+
+  /** A buffer of at least `bytes` for the next chunk: one a worker handed back when there is one that big. */
+  takeBuffer(bytes: number): ArrayBuffer {
+    for (let k = this.spare.length - 1; k >= 0; k--) {
+      if (this.spare[k]!.byteLength >= bytes) return this.spare.splice(k, 1)[0]!;
+    }
+    return new ArrayBuffer(bytes);
   }
 
   /** Queues a newline-aligned chunk of a stream (the buffer is transferred, not copied). */

@@ -10,7 +10,7 @@ export type ToWorker =
   | { t: 'stop' };
 
 export type FromWorker =
-  | { t: 'segment'; seq: number; result: SegmentResult }
+  | { t: 'segment'; seq: number; result: SegmentResult; buf?: ArrayBuffer }
   | { t: 'progress'; bytes: number }
   | { t: 'snapshot'; snapshot: StateSnapshot }
   | { t: 'error'; seq: number; message: string };

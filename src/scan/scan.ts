@@ -408,7 +408,7 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
   const flush = async (final: boolean): Promise<void> => {
     if (size === 0) return;
     const owned = parts.length > 1; // joined here, in a buffer of its own
-    const whole = owned ? Buffer.concat(parts, size) : parts[0]!;
+    const whole = owned ? joinInto(pool.takeBuffer(Math.max(size, chunkBytes + (1 << 20))), parts, size) : parts[0]!;
     // The pieces first (where the cuts fall, as advance() will move them), then the rest copied out, then the
     // pieces sent: the last one, in a buffer joined here, is sent as it is (its buffer transferred), not copied.
     const pieces: Array<[number, number]> = [];
@@ -432,7 +432,7 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
     }
     // The rest is copied out of the buffer it was cut from, so that buffer can go.
     const rest = at === whole.length ? null : pieces.length === 0 ? whole : Buffer.from(whole.subarray(at));
-    const transferable = owned && whole.byteOffset === 0 && whole.buffer.byteLength === whole.length;
+    const transferable = owned;
     for (let k = 0; k < pieces.length; k++) {
       const [a, b] = pieces[k]!;
       await submit(transferable && k === pieces.length - 1 ? new Uint8Array(whole.buffer, a, b - a) : copyOf(whole.subarray(a, b)));
@@ -495,6 +495,18 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
     if (src.path !== null) raw.destroy();
   }
   return true;
+}
+
+/** `parts` ([0, size) of them) copied to the start of `into` (a buffer of at least `size` bytes, transferred to a
+ * worker later, and handed back). */
+function joinInto(into: ArrayBuffer, parts: Buffer[], size: number): Buffer {
+  const out = Buffer.from(into, 0, size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 /** A copy in its own ArrayBuffer, which can be transferred to a worker. */
