@@ -1318,6 +1318,7 @@ export class ScanState {
     }
     // the clients, in the order they came (the cap keeps the first MAX_CLIENT_INPUTS, as countClient does)
     const entries = clients.map(([ua, user]) => this.clientEntry(ua, user, input));
+    const inputStats = this.statsOf(input); // the copy fingerprint's
     for (let i = 0; i < pairs.n; i++) {
       const k = pairs.kind[i]!;
       const count = pairs.count[i]!;
@@ -1334,8 +1335,7 @@ export class ScanState {
         else (e.lists ??= this.clientSeries()).add(pairs.key[i]! * clientMs, count);
       } else if (k === PAIR_FP_N || k === PAIR_FP_H1 || k === PAIR_FP_H2) {
         // countRequest()'s fingerprintAdd(), for the requests counted here
-        const inp = this.statsOf(input);
-        if (inp !== undefined) fingerprintAddSecond(inp.fingerprint, pairs.key[i]!, k === PAIR_FP_N ? count : 0, k === PAIR_FP_H1 ? count : 0, k === PAIR_FP_H2 ? count : 0);
+        if (inputStats !== undefined) fingerprintAddSecond(inputStats.fingerprint, pairs.key[i]!, k === PAIR_FP_N ? count : 0, k === PAIR_FP_H1 ? count : 0, k === PAIR_FP_H2 ? count : 0);
       }
     }
   }

@@ -432,10 +432,9 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
     }
     // The rest is copied out of the buffer it was cut from, so that buffer can go.
     const rest = at === whole.length ? null : pieces.length === 0 ? whole : Buffer.from(whole.subarray(at));
-    const transferable = owned;
     for (let k = 0; k < pieces.length; k++) {
       const [a, b] = pieces[k]!;
-      await submit(transferable && k === pieces.length - 1 ? new Uint8Array(whole.buffer, a, b - a) : copyOf(whole.subarray(a, b)));
+      await submit(owned && k === pieces.length - 1 ? new Uint8Array(whole.buffer, a, b - a) : copyOf(whole.subarray(a, b)));
       advance(b - a);
     }
     parts = rest === null ? [] : [rest];
@@ -525,7 +524,6 @@ async function* prepend(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenera
   }
 }
 
-/** Feeds lines of one segment into `state` (which has begun the segment). */
 /** A byte range [start, end) of a file, read as one segment of input `inputIndex` by a scan lane (a worker, or
  * the main thread's lane in src/parallel/pool.ts). */
 export interface RangeTask {
@@ -577,6 +575,7 @@ export async function scanRange(state: ScanState, r: RangeTask, maxLineBytes: nu
   return result;
 }
 
+/** Feeds lines of one segment into `state` (which has begun the segment). */
 export function newSegmentFeeder(state: ScanState, firstOfInput: boolean, maxLineBytes: number | undefined): { push(b: Buffer): void; end(): void } {
   if (state.engine !== null && !state.csvMode) return new EngineFeeder(state, state.engine, firstOfInput, maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   const splitter = new LineSplitter(

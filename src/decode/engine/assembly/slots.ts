@@ -50,17 +50,17 @@ const M_WATCH_END: i32 = 8; // the final stage of a watch
 
 // Pair kinds.
 const P_ALL: u32 = 0;
-// The copy fingerprint's cells (src/aggregate/fingerprint.ts), per second of the received time: requests, and the
-// sums mod 2^32 of their auditIDs' two hashes (a pair's count adds any u32, wrapping as the host's >>> 0 does).
-const P_FP_N: u32 = 7;
-const P_FP_H1: u32 = 8;
-const P_FP_H2: u32 = 9;
 const P_LISTS: u32 = 1;
 const P_WATCH_END: u32 = 2;
 const P_CLIENT: u32 = 3;
 const P_CLIENT_LISTS: u32 = 4;
 const P_READ: u32 = 5;
 const P_LATENCY: u32 = 6;
+// The copy fingerprint's cells (src/aggregate/fingerprint.ts), per second of the received time: requests, and the
+// sums mod 2^32 of their auditIDs' two hashes (a pair's count adds any u32, wrapping as the host's >>> 0 does).
+const P_FP_N: u32 = 7;
+const P_FP_H1: u32 = 8;
+const P_FP_H2: u32 = 9;
 
 const KEY_FIELDS: u32 = 14;
 export const SLOT_BYTES: u32 = 160;
@@ -145,10 +145,10 @@ export function fingerprintOn(): bool {
   return FP_ON;
 }
 
-/** fingerprint.ts hash2() of the ID bytes [p, p+n), into FP_H1 and FP_H2: for ASCII IDs only (hash2 reads
- * UTF-16 code units, which are then the bytes; classify() leaves a record with another ID to the host). */
 let FP_H1: u32 = 0;
 let FP_H2: u32 = 0;
+/** fingerprint.ts hash2() of the ID bytes [p, p+n), into FP_H1 and FP_H2: for ASCII IDs only (hash2 reads
+ * UTF-16 code units, which are then the bytes; classify() leaves a record with another ID to the host). */
 function hash2(p: usize, n: u32): void {
   let a: u32 = 0x9e3779b9;
   let b: u32 = 0x85ebca6b;
@@ -297,7 +297,6 @@ function clientOf(ua: i32, user: i32): u32 {
   return id;
 }
 
-/** Adds one to the pair (id, kind, key). */
 /** Adds n to the pair (id, kind, key). */
 function pairAddN(id: u32, kind: u32, key: f64, n: u32): void {
   const kb = reinterpret<u64>(key);
@@ -323,28 +322,9 @@ function pairAddN(id: u32, kind: u32, key: f64, n: u32): void {
   }
 }
 
-function pairAdd(id: u32, kind: u32, key: f64): void {
-  const kb = reinterpret<u64>(key);
-  let h: u64 = (kb ^ ((<u64>id << 3) | <u64>kind)) * 0x9e3779b97f4a7c15;
-  h ^= h >> 31;
-  let j = <u32>h & PAIR_MASK;
-  for (;;) {
-    const s = PAIRS + (<usize>j) * PAIR_BYTES;
-    const k = load<u32>(s, 4);
-    if (k == 0xffffffff) {
-      store<u32>(s, id);
-      store<u32>(s, kind, 4);
-      store<f64>(s, key, 8);
-      store<u32>(s, 1, 16);
-      pairCount++;
-      return;
-    }
-    if (k == kind && load<u32>(s) == id && reinterpret<u64>(load<f64>(s, 8)) == kb) {
-      store<u32>(s, load<u32>(s, 16) + 1, 16);
-      return;
-    }
-    j = (j + 1) & PAIR_MASK;
-  }
+/** Adds one to the pair (id, kind, key). */
+@inline function pairAdd(id: u32, kind: u32, key: f64): void {
+  pairAddN(id, kind, key, 1);
 }
 
 /** The latency bucket of `v` ≥ 0 ms (src/aggregate/latency.ts latencyBucket): 0.1 ms wide below 10 ms, then
