@@ -9,16 +9,20 @@
 // stage whose ID is RECENT comes after its final one (DROP); else it is PENDING (HOLD). The host forgets a
 // PENDING ID it evicts (dedupForget).
 //
-// Memory: entries (16 bytes: hash, bytes, length, state and kind) in a pool with a free list; a table of entry
-// indices (linear probing, deletion by backward shift, at most half full); the IDs' bytes in blocks of 16 << k
-// bytes with a free list per size; a ring of u32 entry indices per state. All of it grows with the IDs a segment
-// holds at once (at most recentCap + the host's open requests), never with the log.
+// Memory: entries of 64 bytes (one cache line: hash, length, state and kind, and the ID's bytes inline when they fit
+// in INLINE, else a pointer to a block of their own) in a pool with a free list; a table of (hash, entry) pairs
+// (linear probing on the hash, deletion by backward shift, at most half full), so that a probe reads no entry
+// until a hash matches; blocks of 16 << k bytes with a free list per size for IDs too long to sit inline; a ring of
+// u32 entry indices per state. All of it grows with the IDs a segment holds at once (at most recentCap + the host's
+// open requests), never with the log. Per new final-stage ID of a full ring: the table's slot, the oldest entry
+// and its slot, about three cache lines (the entries and their bytes apart, and probes reading entries, made six).
 
 import { grow, hashBytes, bytesEqual } from './mem';
 
 const NONE: u32 = 0xffffffff;
 const RECENT: u32 = 1;
 const PENDING: u32 = 2;
+const INLINE: u32 = 48; // ID bytes kept in the entry itself
 
 // verdicts (scan-state.ts Admit, through LineEngine)
 export const V_DROP: u32 = 0;
@@ -26,11 +30,11 @@ export const V_NEW: u32 = 1; // a final stage, counted now
 export const V_WAS_PENDING: u32 = 2; // a final stage whose earlier stage the host holds: it drops that one
 const V_HOLD: u32 = 3; // an earlier stage: the host holds it
 
-let ENT: usize = 0; // entries: hash u32, bytes u32, length u32, state << 2 | kind u32 (0: free; bytes: next free)
+let ENT: usize = 0; // entries: hash u32, length u32, state << 2 | kind u32 (0: free), block u32 (free: next free), bytes
 let ENT_CAP: u32 = 0;
 let ENT_TOP: u32 = 0;
 let ENT_FREE: u32 = NONE;
-let TAB: usize = 0; // entry index or NONE
+let TAB: usize = 0; // (hash u32, entry u32) pairs; entry NONE: empty
 let TMASK: u32 = 0;
 let LIVE: u32 = 0;
 let ST: usize = 0; // states: ring u32, position u32, count u32, open u32
@@ -45,16 +49,31 @@ let KEY: usize = 0; // where the host writes an ID it admits as a string
 let KEY_CAP: u32 = 0;
 
 @inline function entry(e: u32): usize {
-  return ENT + (<usize>e << 4);
+  return ENT + (<usize>e << 6);
+}
+
+@inline function slot(j: u32): usize {
+  return TAB + (<usize>j << 3);
+}
+
+/** Where entry e's ID bytes are. */
+@inline function bytesOf(a: usize): usize {
+  return load<u32>(a, 4) <= INLINE ? a + 16 : <usize>load<u32>(a, 12);
+}
+
+function clearTable(t: usize, n: u32): void {
+  for (let j: u32 = 0; j < n; j++) store<u32>(t + (<usize>j << 3), NONE, 4);
 }
 
 function setup(recentCap: u32): void {
   RING_CAP = recentCap;
-  ENT_CAP = 1024;
-  ENT = grow(<usize>ENT_CAP << 4);
+  // room for a full ring and some open requests from the start: a grown pool's old copy is never given back, and
+  // pages nothing has touched cost no memory
+  ENT_CAP = recentCap + 4096;
+  ENT = grow(<usize>ENT_CAP << 6);
   TMASK = 2047;
-  TAB = grow(<usize>(TMASK + 1) << 2);
-  memory.fill(TAB, 0xff, <usize>(TMASK + 1) << 2);
+  TAB = grow(<usize>(TMASK + 1) << 3);
+  clearTable(TAB, TMASK + 1);
   ST_CAP = 16;
   ST = grow(<usize>ST_CAP << 4);
   memory.fill(ST, 0, <usize>ST_CAP << 4);
@@ -93,31 +112,35 @@ function freeBytes(p: usize, n: u32): void {
 
 function newEntry(h: u32, s: u32, p: usize, n: u32, kind: u32): u32 {
   let e = ENT_FREE;
-  if (e != NONE) ENT_FREE = load<u32>(entry(e), 4);
+  if (e != NONE) ENT_FREE = load<u32>(entry(e), 12);
   else {
     if (ENT_TOP == ENT_CAP) {
-      const bigger = grow(<usize>ENT_CAP << 5);
-      memory.copy(bigger, ENT, <usize>ENT_CAP << 4);
+      const bigger = grow(<usize>ENT_CAP << 7);
+      memory.copy(bigger, ENT, <usize>ENT_CAP << 6);
       ENT = bigger;
       ENT_CAP <<= 1;
     }
     e = ENT_TOP++;
   }
-  const b = allocBytes(n);
-  memory.copy(b, p, n);
   const a = entry(e);
   store<u32>(a, h);
-  store<u32>(a, <u32>b, 4);
-  store<u32>(a, n, 8);
-  store<u32>(a, (s << 2) | kind, 12);
+  store<u32>(a, n, 4);
+  store<u32>(a, (s << 2) | kind, 8);
+  if (n <= INLINE) memory.copy(a + 16, p, n);
+  else {
+    const b = allocBytes(n);
+    memory.copy(b, p, n);
+    store<u32>(a, <u32>b, 12);
+  }
   return e;
 }
 
 function freeEntry(e: u32): void {
   const a = entry(e);
-  freeBytes(<usize>load<u32>(a, 4), load<u32>(a, 8));
-  store<u32>(a, 0, 12);
-  store<u32>(a, ENT_FREE, 4);
+  const n = load<u32>(a, 4);
+  if (n > INLINE) freeBytes(<usize>load<u32>(a, 12), n);
+  store<u32>(a, 0, 8);
+  store<u32>(a, ENT_FREE, 12);
   ENT_FREE = e;
 }
 
@@ -127,39 +150,44 @@ function removeAt(j: u32): void {
   let k = j;
   for (;;) {
     k = (k + 1) & TMASK;
-    const e = load<u32>(TAB + (<usize>k << 2));
+    const e = load<u32>(slot(k), 4);
     if (e == NONE) break;
-    const home = load<u32>(entry(e)) & TMASK;
+    const home = load<u32>(slot(k)) & TMASK;
     // e stays when its home lies cyclically in (i, k]
     if (i <= k ? home > i && home <= k : home > i || home <= k) continue;
-    store<u32>(TAB + (<usize>i << 2), e);
+    store<u64>(slot(i), load<u64>(slot(k)));
     i = k;
   }
-  store<u32>(TAB + (<usize>i << 2), NONE);
+  store<u32>(slot(i), NONE, 4);
   LIVE--;
 }
 
 /** Removes entry e from the table and frees it. */
 function drop(e: u32): void {
   let j = load<u32>(entry(e)) & TMASK;
-  while (load<u32>(TAB + (<usize>j << 2)) != e) j = (j + 1) & TMASK;
+  while (load<u32>(slot(j), 4) != e) j = (j + 1) & TMASK;
   removeAt(j);
   freeEntry(e);
+}
+
+/** Puts entry e of hash h in the table's first empty slot from its home. */
+function place(h: u32, e: u32): void {
+  let j = h & TMASK;
+  while (load<u32>(slot(j), 4) != NONE) j = (j + 1) & TMASK;
+  store<u32>(slot(j), h);
+  store<u32>(slot(j), e, 4);
 }
 
 function growTable(): void {
   const oldT = TAB;
   const oldN = TMASK + 1;
   const n = oldN << 1;
-  TAB = grow(<usize>n << 2);
-  memory.fill(TAB, 0xff, <usize>n << 2);
+  TAB = grow(<usize>n << 3);
+  clearTable(TAB, n);
   TMASK = n - 1;
   for (let i: u32 = 0; i < oldN; i++) {
-    const e = load<u32>(oldT + (<usize>i << 2));
-    if (e == NONE) continue;
-    let j = load<u32>(entry(e)) & TMASK;
-    while (load<u32>(TAB + (<usize>j << 2)) != NONE) j = (j + 1) & TMASK;
-    store<u32>(TAB + (<usize>j << 2), e);
+    const e = load<u32>(oldT + (<usize>i << 3), 4);
+    if (e != NONE) place(load<u32>(oldT + (<usize>i << 3)), e);
   }
 }
 
@@ -179,23 +207,19 @@ function ringPush(s: u32, e: u32): void {
   return hashBytes(p, n) ^ (s * 0x9e3779b1);
 }
 
-let foundAt: u32 = 0; // find(): the entry's table position, or the empty one where it would go
-
 function find(h: u32, s: u32, p: usize, n: u32): u32 {
   const meta = s << 2;
   let j = h & TMASK;
   for (;;) {
-    const e = load<u32>(TAB + (<usize>j << 2));
-    if (e == NONE) break;
-    const a = entry(e);
-    if (load<u32>(a) == h && load<u32>(a, 8) == n && (load<u32>(a, 12) & ~3) == meta && bytesEqual(<usize>load<u32>(a, 4), p, n)) {
-      foundAt = j;
-      return e;
+    const e = load<u32>(slot(j), 4);
+    if (e == NONE) return NONE;
+    if (load<u32>(slot(j)) == h) {
+      const a = entry(e);
+      if (load<u32>(a, 4) == n && (load<u32>(a, 8) & ~3) == meta && bytesEqual(bytesOf(a), p, n)) return e;
     }
     j = (j + 1) & TMASK;
   }
-  foundAt = j;
-  return NONE;
+  return NONE; // not reached
 }
 
 /** Opens a segment's dedup state (recentCap: the host's RECENT_TERMINALS, the same for every state). */
@@ -225,7 +249,7 @@ export function dedupOpen(recentCap: u32): u32 {
 export function dedupClose(s: u32): void {
   const meta = s << 2;
   for (let e: u32 = 0; e < ENT_TOP; e++) {
-    const m = load<u32>(entry(e), 12);
+    const m = load<u32>(entry(e), 8);
     if (m != 0 && (m & ~3) == meta) drop(e);
   }
   store<u32>(ST + (<usize>s << 4), 0, 12);
@@ -237,26 +261,41 @@ export function dedupAdmit(s: u32, p: usize, n: u32, terminal: bool): u32 {
   const e = find(h, s, p, n);
   if (e != NONE) {
     const a = entry(e);
-    const m = load<u32>(a, 12);
+    const m = load<u32>(a, 8);
     if ((m & 3) == RECENT) return V_DROP;
     if (!terminal) return V_HOLD;
-    store<u32>(a, (m & ~3) | RECENT, 12);
+    store<u32>(a, (m & ~3) | RECENT, 8);
     ringPush(s, e);
     return V_WAS_PENDING;
   }
-  const ne = newEntry(h, s, p, n, terminal ? RECENT : PENDING);
-  store<u32>(TAB + (<usize>foundAt << 2), ne);
+  if (!terminal) {
+    addEntry(h, newEntry(h, s, p, n, PENDING));
+    return V_HOLD;
+  }
+  // The full ring's oldest goes first, so that the new entry takes its place in the pool while it is in cache.
+  const st = ST + (<usize>s << 4);
+  const ring = <usize>load<u32>(st);
+  const at = load<u32>(st, 4);
+  const count = load<u32>(st, 8);
+  if (count == RING_CAP) drop(load<u32>(ring + (<usize>at << 2)));
+  else store<u32>(st, count + 1, 8);
+  const ne = newEntry(h, s, p, n, RECENT);
+  addEntry(h, ne);
+  store<u32>(ring + (<usize>at << 2), ne);
+  store<u32>(st, at + 1 == RING_CAP ? 0 : at + 1, 4);
+  return V_NEW;
+}
+
+@inline function addEntry(h: u32, e: u32): void {
+  place(h, e);
   LIVE++;
   if (LIVE * 2 > TMASK) growTable();
-  if (!terminal) return V_HOLD;
-  ringPush(s, ne);
-  return V_NEW;
 }
 
 /** The host evicted the open request of ID [p, p+n): forgets it (when it is PENDING). */
 export function dedupForget(s: u32, p: usize, n: u32): void {
   const e = find(hashOf(s, p, n), s, p, n);
-  if (e != NONE && (load<u32>(entry(e), 12) & 3) == PENDING) drop(e);
+  if (e != NONE && (load<u32>(entry(e), 8) & 3) == PENDING) drop(e);
 }
 
 /** Writes state s's RECENT IDs, oldest first, as (bytes, length) u32 pairs at dedupTailPtr(); returns how many. */
@@ -270,8 +309,8 @@ export function dedupTail(s: u32): u32 {
     let k = first + i;
     if (k >= RING_CAP) k -= RING_CAP;
     const a = entry(load<u32>(ring + (<usize>k << 2)));
-    store<u32>(TAIL + (<usize>i << 3), load<u32>(a, 4));
-    store<u32>(TAIL + (<usize>i << 3), load<u32>(a, 8), 4);
+    store<u32>(TAIL + (<usize>i << 3), <u32>bytesOf(a));
+    store<u32>(TAIL + (<usize>i << 3), load<u32>(a, 4), 4);
   }
   return count;
 }
