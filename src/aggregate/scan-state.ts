@@ -17,6 +17,8 @@ import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch,
 import { fingerprintAdd, fingerprintAddSecond, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
 import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
 import { latencyAddBucket, latencyEdges } from './latency.js';
+import { LookBack } from './look-back.js';
+import { EMPTY_TAIL, idTailOf, type IdTail } from '../decode/id-keys.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
 
 /** Counts for one input (file or stdin): what the decoder counts (DecodeCounts: lines, skips, wrappers, metric
@@ -299,7 +301,7 @@ export interface SegmentResult {
   /** final-stage events of requests received before this segment began (plus slack), not counted yet */
   head: Map<string, AuditEvent>;
   /** the segment's last RECENT_TERMINALS final-stage auditIDs, oldest first: the next segment's look-back */
-  tail: string[];
+  tail: IdTail;
   etcdEdges: EtcdSegmentEdges;
   /** `fromBefore`: the segment's gaps were measured from the latest time before it, so they include the cut */
   timing: {
@@ -335,60 +337,6 @@ export interface StateSnapshot {
   counters: Counters;
   userAgents: Map<string, number>;
   time: TimeState;
-}
-
-/** An input's last RECENT_TERMINALS final-stage auditIDs over its segments so far: the segments' tails, oldest
- * first, as they came; the window is the last RECENT_TERMINALS of them laid end to end (the first `skip` IDs of the
- * first tail are before it). `counts` (ID → how often in the window) is made when reconcile() first asks, then kept
- * up to date tail by tail while that costs less than making it again: a gzip or stdin scan reconciles a segment of
- * a few thousand IDs every 8 MB and asks every time; a file cut among threads pushes tails of 65,536. */
-interface LookBack {
-  tails: string[][];
-  size: number;
-  skip: number;
-  counts: Map<string, number> | null;
-}
-
-function pushLookBack(lb: LookBack, tail: string[]): void {
-  if (tail.length === 0) return;
-  lb.tails.push(tail);
-  lb.size += tail.length;
-  let target = Math.max(0, lb.size - RECENT_TERMINALS); // IDs before the window, from the first tail's start
-  // kept up to date: the tail's IDs in, those that leave out; else made again when next asked
-  if (lb.counts !== null && tail.length + (target - lb.skip) > RECENT_TERMINALS) lb.counts = null;
-  const c = lb.counts;
-  if (c !== null) for (const id of tail) c.set(id, (c.get(id) ?? 0) + 1);
-  while (target > lb.skip) {
-    const first = lb.tails[0]!;
-    const upto = Math.min(first.length, target);
-    if (c !== null) {
-      for (let i = lb.skip; i < upto; i++) {
-        const id = first[i]!;
-        const n = c.get(id)!;
-        if (n === 1) c.delete(id);
-        else c.set(id, n - 1);
-      }
-    }
-    if (upto < first.length) {
-      lb.skip = upto;
-      break;
-    }
-    lb.tails.shift();
-    lb.size -= first.length;
-    target -= first.length;
-    lb.skip = 0;
-  }
-}
-
-function lookBackCounts(lb: LookBack): Map<string, number> {
-  if (lb.counts !== null) return lb.counts;
-  const c = new Map<string, number>();
-  let from = lb.skip;
-  for (const t of lb.tails) {
-    for (let i = from; i < t.length; i++) c.set(t[i]!, (c.get(t[i]!) ?? 0) + 1);
-    from = 0;
-  }
-  return (lb.counts = c);
 }
 
 /** A segment taken out of the state while another input's is read (follow mode); opaque outside. */
@@ -636,14 +584,17 @@ export class ScanState {
     const edges = g.etcd.endSegment();
     this.etcd.merge(g.etcd);
     this.segment = null;
-    let tail: string[] = [];
+    let tail = EMPTY_TAIL;
     if (g.dedupEngine !== null) {
       if (withTail) tail = g.dedupEngine.dedupTail(g.dedup);
       g.dedupEngine.dedupClose(g.dedup);
-    }
-    for (let i = 0; g.dedupEngine === null && withTail && i < RECENT_TERMINALS; i++) {
-      const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
-      if (id !== undefined) tail.push(id);
+    } else if (withTail) {
+      const ids: string[] = [];
+      for (let i = 0; i < RECENT_TERMINALS; i++) {
+        const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
+        if (id !== undefined) ids.push(id);
+      }
+      tail = idTailOf(ids);
     }
     return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: [...keepLongest(g.gaps), ...g.headGaps], fromBefore: false, spacing: g.spacing, headTimes: g.headTimes, headDropped: g.headDropped, signs: g.signs, leases: g.leases, streams: new Map([...g.streams].map(([k, { headGaps, ...st }]) => [k, { ...st, gaps: [...keepLongest(st.gaps), ...(headGaps ?? [])] }])), namedOverflow: g.namedOverflow } };
   }
@@ -652,8 +603,7 @@ export class ScanState {
   reconcile(r: SegmentResult): void {
     const inp = this.inputs[r.inputIndex]!;
     addInputStats(inp, r.input);
-    const lb = this.lookBackOf(r.inputIndex);
-    const prior = { has: (id: string): boolean => lookBackCounts(lb).has(id) };
+    const prior = this.lookBackOf(r.inputIndex);
     for (const [id, e] of r.head) {
       if (this.leftovers.delete(id)) this.leftoverInput.delete(id);
       if (this.heads.size < MAX_PENDING) this.heads.add(id);
@@ -670,7 +620,7 @@ export class ScanState {
       this.leftoverInput.set(id, r.inputIndex);
       this.holdOpen(this.leftovers, id, e);
     }
-    pushLookBack(lb, r.tail);
+    prior.push(r.tail);
     this.etcd.joinSegments(this.etcdTails.get(r.inputIndex) ?? [], r.etcdEdges.head);
     this.etcdTails.set(r.inputIndex, r.etcdEdges.tail);
     // Gaps: those inside the segment, and the one between the previous segment's last event and this one's first.
@@ -765,7 +715,7 @@ export class ScanState {
     let lb = this.lookBacks.get(inputIndex);
     if (lb === undefined) {
       if (!this.interleaved) this.lookBacks.clear();
-      lb = { tails: [], size: 0, skip: 0, counts: null };
+      lb = new LookBack(RECENT_TERMINALS);
       this.lookBacks.set(inputIndex, lb);
     }
     return lb;

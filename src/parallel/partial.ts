@@ -19,6 +19,7 @@ import { describeFsError } from '../input/sources.js';
 import { InputError, UsageError } from '../model/errors.js';
 import { fromJson, toJson } from './codec.js';
 import type { LineEngine } from '../decode/engine/engine.js';
+import { idTailOf, tailIds } from '../decode/id-keys.js';
 
 /** The first field of a part's header line. */
 export const PARTIAL_FORMAT = 'audit-scan-partial';
@@ -309,7 +310,8 @@ export async function makePartial(r: PartialRun): Promise<{ lines: string[]; fai
       if (result.input.error !== null) failures.push({ name: src.name, message: result.input.error });
     }
     segments.push({ input: p.input, start: p.start, end: p.end, whole: p.whole, identity });
-    lines.push(JSON.stringify({ segment: segments.length - 1, result: toJson(result) }));
+    // the look-back tail as its IDs, as the part format has always held it
+    lines.push(JSON.stringify({ segment: segments.length - 1, result: toJson({ ...result, tail: tailIds(result.tail) }) }));
   }
   lines.push(JSON.stringify({ aggregates: toJson(state.snapshot()) }));
   const header: PartHeader = {
@@ -559,7 +561,7 @@ export async function mergeParts(paths: string[], version: string, engine: LineE
         const want = all[next]!.info;
         if (want.input !== info.input || want.start !== info.start) throw new InputError(`merge: ${paths[k]}: its pieces interleave with another part's; give the parts of one --shard i/N split`);
         next++;
-        state.reconcile(v.result);
+        state.reconcile({ ...v.result, tail: idTailOf(v.result.tail as unknown as string[]) });
       } else if (v.aggregates !== undefined) {
         state.mergeSnapshot(v.aggregates);
       }

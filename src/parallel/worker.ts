@@ -3,7 +3,7 @@
  * single-threaded path (scan.ts feedSegment), so results do not depend on the thread count. */
 
 import { parentPort } from 'node:worker_threads';
-import { ScanState } from '../aggregate/scan-state.js';
+import { ScanState, type SegmentResult } from '../aggregate/scan-state.js';
 import { newSegmentFeeder, scanRange } from '../scan/scan.js';
 import { loadEngine } from '../decode/engine/engine.js';
 import type { ToWorker, FromWorker } from './protocol.js';
@@ -37,7 +37,7 @@ async function handle(m: ToWorker): Promise<void> {
       return;
     case 'range': {
       const result = await scanRange(state!, m, maxLineBytes, readBuf, () => stopped, (bytes) => post({ t: 'progress', bytes }));
-      post({ t: 'segment', seq: m.seq, result });
+      post({ t: 'segment', seq: m.seq, result }, tailBuffers(result));
       return;
     }
     case 'chunk': {
@@ -49,7 +49,8 @@ async function handle(m: ToWorker): Promise<void> {
       // The chunk's buffer goes back for the main thread to fill again (nothing here keeps a view of it: the feeder
       // copies what it keeps): fresh 8 MB buffers for each chunk cost the gzip scan page faults.
       const buf = m.buf.buffer as ArrayBuffer;
-      post({ t: 'segment', seq: m.seq, result: s.endSegment(), buf }, [buf]);
+      const result = s.endSegment();
+      post({ t: 'segment', seq: m.seq, result, buf }, [buf, ...tailBuffers(result)]);
       return;
     }
     case 'stop':
@@ -58,4 +59,10 @@ async function handle(m: ToWorker): Promise<void> {
       post({ t: 'snapshot', snapshot: state!.snapshot() });
       return;
   }
+}
+
+/** The buffers of a result's look-back tail, moved rather than copied (they are its own: dedupTail copies). */
+function tailBuffers(r: SegmentResult): ArrayBuffer[] {
+  const { bytes, ends } = r.tail;
+  return ends.length === 0 ? [] : [bytes.buffer as ArrayBuffer, ends.buffer as ArrayBuffer];
 }

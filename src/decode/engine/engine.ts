@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { getAsset, isSea } from 'node:sea';
 import type { AuditEvent, Stage } from '../../model/audit-event.js';
 import type { ListQuery } from '../../model/request-uri.js';
+import { EMPTY_TAIL, keyCapacity, writeKey, type IdTail } from '../id-keys.js';
 
 /** Bytes handed to the engine per call. */
 const IN_CAP = 1 << 20;
@@ -520,13 +521,14 @@ export class LineEngine {
   }
 
   /** The state's last final-stage IDs, oldest first. */
-  dedupTail(s: number): string[] {
+  dedupTail(s: number): IdTail {
     const n = this.x.dedupTail(s);
     this.refresh();
-    const at = this.x.dedupTailPtr() >> 2;
-    const out: string[] = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = this.keyString(this.i32[at + 2 * i]!, this.i32[at + 2 * i + 1]!);
-    return out;
+    if (n === 0) return EMPTY_TAIL;
+    const at = this.x.dedupTailPtr();
+    const ends = this.i32.slice(at >> 2, (at >> 2) + n);
+    const from = at + 4 * n;
+    return { bytes: new Uint8Array(this.bytes.subarray(from, from + ends[n - 1]!)), ends: new Uint32Array(ends.buffer) };
   }
 
   /** IDs held by every open state (tests). */
@@ -535,23 +537,13 @@ export class LineEngine {
   }
 
   private keyPtr = 0;
-  /** Writes `id` where the module reads a key, and returns its length: UTF-8, the bytes the engine reads; a
-   * string with a lone surrogate (JSON.parse keeps one, UTF-8 cannot) as 0xFF and its UTF-16 code units, which
-   * no UTF-8 begins with, so that two different strings never meet as one key. */
+  /** Writes `id` where the module reads a key (id-keys.ts), and returns its length. */
   private writeKey(id: string): number {
-    const wellFormed = (id as unknown as { isWellFormed(): boolean }).isWellFormed(); // ES2024, in Node 20
-    const cap = wellFormed ? id.length * 3 : 1 + id.length * 2;
-    this.keyPtr = this.x.dedupKey(cap);
+    this.keyPtr = this.x.dedupKey(keyCapacity(id));
     this.refresh();
-    if (wellFormed) return this.bytes.write(id, this.keyPtr, 'utf8');
-    this.bytes[this.keyPtr] = 0xff;
-    return 1 + this.bytes.write(id, this.keyPtr + 1, 'utf16le');
+    return writeKey(id, this.bytes, this.keyPtr);
   }
 
-  private keyString(p: number, n: number): string {
-    if (n > 0 && this.bytes[p] === 0xff) return this.bytes.toString('utf16le', p + 1, p + n);
-    return this.bytes.toString('utf8', p, p + n);
-  }
   /** Hands the current record to the aggregator with MARK_* bits: it is counted there (enableSlots first). */
   mark(bits: number): void {
     this.i32[this.r + R.MARK] = bits;

@@ -44,7 +44,8 @@ let RING_CAP: u32 = 0;
 let FREEL: usize = 0; // 32 free-list heads, one per block size 16 << k
 let CHUNK: usize = 0;
 let CHUNK_END: usize = 0;
-let TAIL: usize = 0; // dedupTail's (bytes, length) pairs
+let TAIL: usize = 0; // dedupTail's ends and bytes
+let TAIL_CAP: usize = 0;
 let KEY: usize = 0; // where the host writes an ID it admits as a string
 let KEY_CAP: u32 = 0;
 
@@ -79,7 +80,6 @@ function setup(recentCap: u32): void {
   memory.fill(ST, 0, <usize>ST_CAP << 4);
   FREEL = grow(32 * 4);
   memory.fill(FREEL, 0, 32 * 4);
-  TAIL = grow(<usize>recentCap << 3);
 }
 
 @inline function sizeClass(n: u32): u32 {
@@ -298,19 +298,28 @@ export function dedupForget(s: u32, p: usize, n: u32): void {
   if (e != NONE && (load<u32>(entry(e), 8) & 3) == PENDING) drop(e);
 }
 
-/** Writes state s's RECENT IDs, oldest first, as (bytes, length) u32 pairs at dedupTailPtr(); returns how many. */
+/** Writes state s's RECENT IDs, oldest first, at dedupTailPtr(): where each ends (u32s, the first from 0), then
+ * their bytes laid end to end (id-keys.ts IdTail); returns how many. */
 export function dedupTail(s: u32): u32 {
   const st = ST + (<usize>s << 4);
   const ring = <usize>load<u32>(st);
   const at = load<u32>(st, 4);
   const count = load<u32>(st, 8);
   const first: u32 = count < RING_CAP ? 0 : at;
-  for (let i: u32 = 0; i < count; i++) {
-    let k = first + i;
-    if (k >= RING_CAP) k -= RING_CAP;
+  let total: usize = 0;
+  for (let i: u32 = 0, k = first; i < count; i++, k = k + 1 == RING_CAP ? 0 : k + 1) total += load<u32>(entry(load<u32>(ring + (<usize>k << 2))), 4);
+  const need = (<usize>count << 2) + total;
+  if (need > TAIL_CAP) {
+    TAIL_CAP = max<usize>(need, TAIL_CAP << 1);
+    TAIL = grow(TAIL_CAP);
+  }
+  let to = TAIL + (<usize>count << 2);
+  for (let i: u32 = 0, k = first; i < count; i++, k = k + 1 == RING_CAP ? 0 : k + 1) {
     const a = entry(load<u32>(ring + (<usize>k << 2)));
-    store<u32>(TAIL + (<usize>i << 3), <u32>bytesOf(a));
-    store<u32>(TAIL + (<usize>i << 3), load<u32>(a, 4), 4);
+    const n = load<u32>(a, 4);
+    memory.copy(to, bytesOf(a), n);
+    to += n;
+    store<u32>(TAIL + (<usize>i << 2), <u32>(to - TAIL - (<usize>count << 2)));
   }
   return count;
 }

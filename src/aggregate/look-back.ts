@@ -1,0 +1,117 @@
+/*! An input's look-back across segments: its last `cap` final-stage auditIDs over the segments reconciled so far,
+ * the segments' tails laid end to end (an ID may stand in it twice: once in each of two segments' tails), and
+ * whether an ID is among them. reconcile() asks it for each head event and leftover of a segment.
+ *
+ * The IDs stay in the tails they came in (id-keys.ts IdTail: keys laid end to end); a ring of `cap` positions names
+ * each one's tail, index and hash, and a table of ring positions (linear probing on the hash, at most a quarter
+ * full, deletion by backward shift) finds them. A hit is verified on the key's bytes. Per ID: a hash of its bytes
+ * and a table update, no string, no Map: a gzip scan pushes every ID of the log through here (a tail of a few
+ * thousand IDs every 8 MB), where Map<string, number> updates and the strings' collection cost a tenth of the
+ * main thread. */
+
+import { writeKey, keyCapacity, type IdTail } from '../decode/id-keys.js';
+
+const EMPTY = 0;
+
+export class LookBack {
+  /** ring position → the tail holding the ID, its index there, and its hash */
+  private readonly tailAt: Array<IdTail | undefined>;
+  private readonly indexAt: Uint32Array;
+  private readonly hashAt: Uint32Array;
+  /** ring position + 1, or EMPTY */
+  private readonly table: Uint32Array;
+  private readonly mask: number;
+  /** ring position of the oldest ID, and how many the window holds */
+  private oldest = 0;
+  private count = 0;
+  private scratch = Buffer.allocUnsafe(256);
+
+  constructor(private readonly cap: number) {
+    this.tailAt = new Array(cap);
+    this.indexAt = new Uint32Array(cap);
+    this.hashAt = new Uint32Array(cap);
+    let size = 16;
+    while (size < cap * 4) size *= 2;
+    this.table = new Uint32Array(size);
+    this.mask = size - 1;
+  }
+
+  /** IDs in the window (tests). */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Appends a segment's tail: its IDs enter, oldest first, and as many of the oldest in the window leave. */
+  push(tail: IdTail): void {
+    const n = tail.ends.length;
+    const { bytes, ends } = tail;
+    // Only the last `cap` of a longer tail can stay.
+    for (let i = Math.max(0, n - this.cap); i < n; i++) {
+      if (this.count === this.cap) this.evictOldest();
+      const pos = (this.oldest + this.count) % this.cap;
+      const h = hashOf(bytes, i === 0 ? 0 : ends[i - 1]!, ends[i]!);
+      this.tailAt[pos] = tail;
+      this.indexAt[pos] = i;
+      this.hashAt[pos] = h;
+      let j = h & this.mask;
+      while (this.table[j] !== EMPTY) j = (j + 1) & this.mask;
+      this.table[j] = pos + 1;
+      this.count++;
+    }
+  }
+
+  /** Whether `id` is in the window. */
+  has(id: string): boolean {
+    if (this.count === 0) return false;
+    const cap = keyCapacity(id);
+    if (cap > this.scratch.length) this.scratch = Buffer.allocUnsafe(cap * 2);
+    const len = writeKey(id, this.scratch, 0);
+    const key = this.scratch;
+    const h = hashOf(key, 0, len);
+    for (let j = h & this.mask; ; j = (j + 1) & this.mask) {
+      const p = this.table[j]!;
+      if (p === EMPTY) return false;
+      if (this.hashAt[p - 1] !== h) continue;
+      const t = this.tailAt[p - 1]!;
+      const i = this.indexAt[p - 1]!;
+      const from = i === 0 ? 0 : t.ends[i - 1]!;
+      if (t.ends[i]! - from === len && sameBytes(t.bytes, from, key, len)) return true;
+    }
+  }
+
+  private evictOldest(): void {
+    const pos = this.oldest;
+    const mask = this.mask;
+    let j = this.hashAt[pos]! & mask;
+    while (this.table[j] !== pos + 1) j = (j + 1) & mask;
+    // Knuth's algorithm R: later entries of the run move back into the hole.
+    let i = j;
+    for (let k = (j + 1) & mask; ; k = (k + 1) & mask) {
+      const p = this.table[k]!;
+      if (p === EMPTY) break;
+      const home = this.hashAt[p - 1]! & mask;
+      if (i <= k ? home > i && home <= k : home > i || home <= k) continue;
+      this.table[i] = p;
+      i = k;
+    }
+    this.table[i] = EMPTY;
+    this.tailAt[pos] = undefined;
+    this.oldest = (pos + 1) % this.cap;
+    this.count--;
+  }
+}
+
+/** FNV-1a over bytes [from, to), its bits mixed down (the table probes on the low ones). */
+export function hashOf(b: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+
+function sameBytes(a: Uint8Array, from: number, key: Uint8Array, len: number): boolean {
+  for (let i = 0; i < len; i++) if (a[from + i] !== key[i]) return false;
+  return true;
+}
