@@ -12,9 +12,19 @@ import { Worker } from 'node:worker_threads';
 import type { ScanState, SegmentResult, StateSnapshot, TimeOptions } from '../aggregate/scan-state.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
-/** Chunk buffers kept for reuse (at most threads × 3 chunks are in flight, and a worker hands one back as the main
- * thread fills the next). */
+/** Chunk buffers kept for reuse (at most QUEUED_CHUNKS a worker are in flight, and a worker hands one back as the
+ * main thread fills the next). */
 const SPARE_BUFFERS = 4;
+/** A stream's chunks go to the workers in runs of this many, each run one segment of one worker: a segment's head
+ * (the final events of requests received in its first second, which reconcile() counts on this thread, one
+ * `AuditEvent` each) and its tail come once a run, not once a chunk. On the 1 GB bench log (about 500 requests a
+ * second, 8 MB chunks) a head was a sixth of each chunk's requests. The gzip bench log against one chunk a
+ * segment (farm-bench -n 7, wall): 8 chunks 0.79, then against 8: 16 chunks 0.92, 32 chunks 0.90; peak RSS
+ * grows with the run (a worker's dedup ring fills): 259, 270, 277 MiB. */
+const RUN_CHUNKS = 16;
+/** Chunks a worker may have queued: about half a run, so that the worker not being fed has work while the other's
+ * run is cut. */
+const QUEUED_CHUNKS = 4;
 
 // Always the compiled worker, bundled (scripts/bundle.mjs: one file to load, not the worker's ~60 modules): from
 // src/ (tests), from dist/ and from the CLI's bundle in dist/cli/ this resolves to dist/parallel/worker.bundle.js.
@@ -49,6 +59,10 @@ export class ScanPool {
   private localBusy = false;
   private localRead = false;
   private readonly init: ToWorker;
+  /** chunks sent to each worker and not read yet */
+  private readonly queued: number[] = [];
+  /** the stream segment being sent: its worker, seq and chunks so far */
+  private run: { worker: number; seq: number; chunks: number } | null = null;
 
   /** `size` threads read; `local`: the main thread's lane, one of them for ranges (null: workers only). */
   constructor(
@@ -75,6 +89,7 @@ export class ScanPool {
       w.on('error', (err) => this.fail(err));
       this.workers.push(w);
       this.busy.push(0);
+      this.queued.push(0);
       this.send(i, this.init);
     }
   }
@@ -97,9 +112,13 @@ export class ScanPool {
       case 'error':
         this.fail(new Error(m.message));
         return;
+      case 'chunk':
+        this.queued[i]!--;
+        if (this.spare.length < SPARE_BUFFERS) this.spare.push(m.buf);
+        for (const w of this.waiters.splice(0)) w();
+        return;
       case 'segment':
         this.busy[i]!--;
-        if (m.buf !== undefined && this.spare.length < SPARE_BUFFERS) this.spare.push(m.buf);
         this.segmentDone(m.seq, m.result);
         return;
       case 'snapshot':
@@ -188,12 +207,47 @@ export class ScanPool {
     return new ArrayBuffer(bytes);
   }
 
-  /** Queues a newline-aligned chunk of a stream (the buffer is transferred, not copied). */
+  /** The worker the next chunk goes to, and whether it begins a run. */
+  private nextChunkLane(firstOfInput: boolean): { worker: number; runStart: boolean } {
+    const r = this.run;
+    if (r !== null && !firstOfInput && r.chunks < RUN_CHUNKS) return { worker: r.worker, runStart: false };
+    let best = 0;
+    for (let i = 1; i < this.queued.length; i++) if (this.queued[i]! < this.queued[best]!) best = i;
+    return { worker: best, runStart: true };
+  }
+
+  /** Waits until the lane of the next chunk has room for it (and, for a new run, until fewer than `threads` × 2
+   * segments wait to be reconciled). */
+  async throttleChunk(firstOfInput: boolean): Promise<void> {
+    this.spawn(this.size);
+    for (;;) {
+      if (this.failure) throw this.failure;
+      const { worker, runStart } = this.nextChunkLane(firstOfInput);
+      if (this.queued[worker]! < QUEUED_CHUNKS && (!runStart || this.nextSeq - this.nextToReconcile < this.size * 2)) return;
+      await new Promise<void>((r) => this.waiters.push(r));
+    }
+  }
+
+  /** Queues a newline-aligned chunk of a stream (the buffer is transferred, not copied), after throttleChunk(). */
   submitChunk(inputIndex: number, name: string, buf: Uint8Array, firstOfInput: boolean, beforeMs: number | null): void {
     this.spawn(this.size);
-    const i = this.leastBusy();
-    this.busy[i]!++;
-    this.send(i, { t: 'chunk', seq: this.nextSeq++, inputIndex, name, buf, firstOfInput, beforeMs }, [buf.buffer as ArrayBuffer]);
+    const { worker, runStart } = this.nextChunkLane(firstOfInput);
+    if (runStart) {
+      this.endRun();
+      this.busy[worker]!++;
+      this.run = { worker, seq: this.nextSeq++, chunks: 0 };
+    }
+    const r = this.run!;
+    r.chunks++;
+    this.queued[worker]!++;
+    this.send(worker, { t: 'chunk', seq: r.seq, runStart, inputIndex, name, buf, firstOfInput, beforeMs }, [buf.buffer as ArrayBuffer]);
+  }
+
+  /** Ends the stream segment being sent: its worker hands its result in. */
+  private endRun(): void {
+    if (this.run === null) return;
+    this.send(this.run.worker, { t: 'endRun', seq: this.run.seq });
+    this.run = null;
   }
 
   /** Asks every lane to cut its current segment short (SIGINT). */
@@ -202,8 +256,9 @@ export class ScanPool {
     this.local?.stop();
   }
 
-  /** Waits for every queued segment to be reconciled. */
+  /** Ends the stream segment being sent, and waits for every queued segment to be reconciled. */
   async drain(): Promise<void> {
+    this.endRun();
     await this.throttle(1);
   }
 

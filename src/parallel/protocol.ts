@@ -5,12 +5,17 @@ import type { SegmentResult, StateSnapshot, TimeOptions } from '../aggregate/sca
 export type ToWorker =
   | { t: 'init'; engine: boolean; etcdPrefix: string | null; maxLineBytes: number | undefined; maxGroups: number | undefined; time: TimeOptions }
   | { t: 'range'; seq: number; inputIndex: number; name: string; path: string; start: number; end: number; firstOfInput: boolean; beforeMs: number | null }
-  | { t: 'chunk'; seq: number; inputIndex: number; name: string; buf: Uint8Array; firstOfInput: boolean; beforeMs: number | null }
+  /** A newline-aligned chunk of a stream. `runStart`: it begins a segment (a run of chunks, the same worker's,
+   * `seq` the run's), which goes on with the worker's next chunks until 'endRun'. */
+  | { t: 'chunk'; seq: number; runStart: boolean; inputIndex: number; name: string; buf: Uint8Array; firstOfInput: boolean; beforeMs: number | null }
+  | { t: 'endRun'; seq: number }
   | { t: 'finish' }
   | { t: 'stop' };
 
 export type FromWorker =
-  | { t: 'segment'; seq: number; result: SegmentResult; buf?: ArrayBuffer }
+  | { t: 'segment'; seq: number; result: SegmentResult }
+  /** a chunk read: its buffer handed back to be filled again */
+  | { t: 'chunk'; buf: ArrayBuffer }
   | { t: 'progress'; bytes: number }
   | { t: 'snapshot'; snapshot: StateSnapshot }
   | { t: 'error'; seq: number; message: string };

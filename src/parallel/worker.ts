@@ -12,6 +12,8 @@ const port = parentPort!;
 let state: ScanState | null = null;
 let maxLineBytes: number | undefined;
 const readBuf = Buffer.allocUnsafe(1 << 20);
+/** the stream segment (a run of chunks) being read */
+let run: ReturnType<typeof newSegmentFeeder> | null = null;
 
 const post = (m: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 
@@ -42,15 +44,22 @@ async function handle(m: ToWorker): Promise<void> {
     }
     case 'chunk': {
       const s = state!;
-      s.beginSegment(m.inputIndex, m.name, `w${m.seq}`, m.beforeMs);
-      const feed = newSegmentFeeder(s, m.firstOfInput, maxLineBytes);
-      feed.push(Buffer.from(m.buf.buffer, m.buf.byteOffset, m.buf.byteLength));
-      feed.end();
+      if (m.runStart) {
+        s.beginSegment(m.inputIndex, m.name, `w${m.seq}`, m.beforeMs);
+        run = newSegmentFeeder(s, m.firstOfInput, maxLineBytes);
+      }
+      run!.push(Buffer.from(m.buf.buffer, m.buf.byteOffset, m.buf.byteLength));
       // The chunk's buffer goes back for the main thread to fill again (nothing here keeps a view of it: the feeder
       // copies what it keeps): fresh 8 MB buffers for each chunk cost the gzip scan page faults.
       const buf = m.buf.buffer as ArrayBuffer;
-      const result = s.endSegment();
-      post({ t: 'segment', seq: m.seq, result, buf }, [buf, ...tailBuffers(result)]);
+      post({ t: 'chunk', buf }, [buf]);
+      return;
+    }
+    case 'endRun': {
+      run!.end();
+      run = null;
+      const result = state!.endSegment();
+      post({ t: 'segment', seq: m.seq, result }, tailBuffers(result));
       return;
     }
     case 'stop':

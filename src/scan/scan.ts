@@ -399,7 +399,7 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
   let firstOfInput = true;
   let beforeMs: number | null = null; // the latest event time at the end of the previous chunk
   const submit = async (piece: Uint8Array): Promise<void> => {
-    await pool.throttle(pool.size * 3);
+    await pool.throttleChunk(firstOfInput);
     const latest = latestTimeIn(piece); // before the piece is transferred away
     pool.submitChunk(idx, src.name, piece, firstOfInput, beforeMs);
     beforeMs = latest;
