@@ -14,7 +14,7 @@ import { ScanState } from '../src/aggregate/scan-state.js';
 import { newSegmentFeeder } from '../src/scan/scan.js';
 import { fingerprintHash } from '../src/aggregate/fingerprint.js';
 import { mulberry32 } from '../fixtures/prng.mjs';
-import { tailIds } from '../src/decode/id-keys.js';
+import { keyHash, tailIds } from '../src/decode/id-keys.js';
 
 /** The rule, as ScanState.admit() has it (scan-state.ts), for one segment. */
 class Model {
@@ -102,6 +102,19 @@ describe('the engine module dedup (assembly/dedup.ts)', () => {
     }
     expect(eng.dedupLive()).toBe(0);
     verdicts = [0, 0, 0, 0];
+  });
+
+  it('hashes a tail\'s keys as the look-back does (id-keys.ts keyHash), long, short, empty and non-UTF-8 keys', () => {
+    const eng = freshEngine();
+    const s = eng.dedupOpen(64);
+    const ids = ['', 'a', 'ñ', '\ud800x', 'x'.repeat(47), 'x'.repeat(48), 'x'.repeat(49), 'x'.repeat(300), '5f1c2d3e-0000-4000-8000-000000000001'];
+    for (const id of ids) expect(eng.dedupString(s, id, true)).toBe(DEDUP_NEW);
+    const t = eng.dedupTail(s);
+    expect(tailIds(t)).toEqual(ids);
+    const want = ids.map((_, i) => keyHash(t.bytes, i === 0 ? 0 : t.ends[i - 1]!, t.ends[i]!));
+    expect([...t.hashes!]).toEqual(want);
+    expect(new Set(want).size).toBe(ids.length);
+    eng.dedupClose(s);
   });
 
   it('keeps a lone surrogate and U+FFFD apart, and gives both back in the tail as they were', () => {

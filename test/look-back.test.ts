@@ -1,8 +1,8 @@
 // The look-back across segments (src/aggregate/look-back.ts) against a model: the window is the last `cap` IDs of
 // the tails laid end to end, with an ID standing in it as often as the tails hold it.
 import { describe, expect, it } from 'vitest';
-import { LookBack, hashOf } from '../src/aggregate/look-back.js';
-import { idTailOf, tailIds, EMPTY_TAIL } from '../src/decode/id-keys.js';
+import { LookBack } from '../src/aggregate/look-back.js';
+import { idTailOf, tailIds, keyHash, EMPTY_TAIL } from '../src/decode/id-keys.js';
 import { mulberry32 } from '../fixtures/prng.mjs';
 
 describe('the look-back across segments', () => {
@@ -56,7 +56,7 @@ describe('the look-back across segments', () => {
     let pair: [string, string] | null = null;
     for (let i = 0; pair === null; i++) {
       const id = `id-${i}`;
-      const h = hashOf(Buffer.from(id), 0, id.length);
+      const h = keyHash(Buffer.from(id), 0, id.length);
       const other = seen.get(h);
       if (other !== undefined) pair = [other, id];
       else seen.set(h, id);

@@ -9,7 +9,7 @@
  * thousand IDs every 8 MB), where Map<string, number> updates and the strings' collection cost a tenth of the
  * main thread. */
 
-import { writeKey, keyCapacity, type IdTail } from '../decode/id-keys.js';
+import { writeKey, keyCapacity, keyHash, type IdTail } from '../decode/id-keys.js';
 
 const EMPTY = 0;
 
@@ -44,12 +44,12 @@ export class LookBack {
   /** Appends a segment's tail: its IDs enter, oldest first, and as many of the oldest in the window leave. */
   push(tail: IdTail): void {
     const n = tail.ends.length;
-    const { bytes, ends } = tail;
+    const { bytes, ends, hashes } = tail;
     // Only the last `cap` of a longer tail can stay.
     for (let i = Math.max(0, n - this.cap); i < n; i++) {
       if (this.count === this.cap) this.evictOldest();
       const pos = (this.oldest + this.count) % this.cap;
-      const h = hashOf(bytes, i === 0 ? 0 : ends[i - 1]!, ends[i]!);
+      const h = hashes !== undefined ? hashes[i]! : keyHash(bytes, i === 0 ? 0 : ends[i - 1]!, ends[i]!);
       this.tailAt[pos] = tail;
       this.indexAt[pos] = i;
       this.hashAt[pos] = h;
@@ -67,7 +67,7 @@ export class LookBack {
     if (cap > this.scratch.length) this.scratch = Buffer.allocUnsafe(cap * 2);
     const len = writeKey(id, this.scratch, 0);
     const key = this.scratch;
-    const h = hashOf(key, 0, len);
+    const h = keyHash(key, 0, len);
     for (let j = h & this.mask; ; j = (j + 1) & this.mask) {
       const p = this.table[j]!;
       if (p === EMPTY) return false;
@@ -99,16 +99,6 @@ export class LookBack {
     this.oldest = (pos + 1) % this.cap;
     this.count--;
   }
-}
-
-/** FNV-1a over bytes [from, to), its bits mixed down (the table probes on the low ones). */
-export function hashOf(b: Uint8Array, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  return h >>> 0;
 }
 
 function sameBytes(a: Uint8Array, from: number, key: Uint8Array, len: number): boolean {

@@ -9,6 +9,8 @@
 export interface IdTail {
   readonly bytes: Uint8Array;
   readonly ends: Uint32Array;
+  /** each key's keyHash, when whoever made the tail had them at hand (the engine's module does) */
+  readonly hashes?: Uint32Array;
 }
 
 export const EMPTY_TAIL: IdTail = { bytes: new Uint8Array(0), ends: new Uint32Array(0) };
@@ -23,6 +25,17 @@ export function writeKey(id: string, into: Buffer, at: number): number {
   if (isWellFormed(id)) return into.write(id, at, 'utf8');
   into[at] = 0xff;
   return 1 + into.write(id, at + 1, 'utf16le');
+}
+
+/** FNV-1a over the key bytes [from, to), its bits mixed down (the look-back's table probes on the low ones). The
+ * engine's module computes the same (assembly/dedup.ts keyHash) as it packs a tail. */
+export function keyHash(b: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
 }
 
 /** The ID whose key is `bytes`. */

@@ -72,6 +72,8 @@ async function handle(m: ToWorker): Promise<void> {
 
 /** The buffers of a result's look-back tail, moved rather than copied (they are its own: dedupTail copies). */
 function tailBuffers(r: SegmentResult): ArrayBuffer[] {
-  const { bytes, ends } = r.tail;
-  return ends.length === 0 ? [] : [bytes.buffer as ArrayBuffer, ends.buffer as ArrayBuffer];
+  const { bytes, ends, hashes } = r.tail;
+  if (ends.length === 0) return [];
+  const own = [bytes.buffer as ArrayBuffer, ends.buffer as ArrayBuffer];
+  return hashes === undefined ? own : [...own, hashes.buffer as ArrayBuffer];
 }

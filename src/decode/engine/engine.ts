@@ -526,9 +526,10 @@ export class LineEngine {
     this.refresh();
     if (n === 0) return EMPTY_TAIL;
     const at = this.x.dedupTailPtr();
-    const ends = this.i32.slice(at >> 2, (at >> 2) + n);
-    const from = at + 4 * n;
-    return { bytes: new Uint8Array(this.bytes.subarray(from, from + ends[n - 1]!)), ends: new Uint32Array(ends.buffer) };
+    const ends = new Uint32Array(this.i32.slice(at >> 2, (at >> 2) + n).buffer);
+    const hashes = new Uint32Array(this.i32.slice((at >> 2) + n, (at >> 2) + 2 * n).buffer);
+    const from = at + 8 * n;
+    return { bytes: new Uint8Array(this.bytes.subarray(from, from + ends[n - 1]!)), ends, hashes };
   }
 
   /** IDs held by every open state (tests). */

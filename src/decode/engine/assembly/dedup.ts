@@ -298,8 +298,8 @@ export function dedupForget(s: u32, p: usize, n: u32): void {
   if (e != NONE && (load<u32>(entry(e), 8) & 3) == PENDING) drop(e);
 }
 
-/** Writes state s's RECENT IDs, oldest first, at dedupTailPtr(): where each ends (u32s, the first from 0), then
- * their bytes laid end to end (id-keys.ts IdTail); returns how many. */
+/** Writes state s's RECENT IDs, oldest first, at dedupTailPtr(): where each ends (u32s, the first from 0), each
+ * one's keyHash (u32s), then their bytes laid end to end (id-keys.ts IdTail); returns how many. */
 export function dedupTail(s: u32): u32 {
   const st = ST + (<usize>s << 4);
   const ring = <usize>load<u32>(st);
@@ -308,20 +308,33 @@ export function dedupTail(s: u32): u32 {
   const first: u32 = count < RING_CAP ? 0 : at;
   let total: usize = 0;
   for (let i: u32 = 0, k = first; i < count; i++, k = k + 1 == RING_CAP ? 0 : k + 1) total += load<u32>(entry(load<u32>(ring + (<usize>k << 2))), 4);
-  const need = (<usize>count << 2) + total;
+  const need = (<usize>count << 3) + total;
   if (need > TAIL_CAP) {
     TAIL_CAP = max<usize>(need, TAIL_CAP << 1);
     TAIL = grow(TAIL_CAP);
   }
-  let to = TAIL + (<usize>count << 2);
+  const hashes = TAIL + (<usize>count << 2);
+  const bytes = TAIL + (<usize>count << 3);
+  let to = bytes;
   for (let i: u32 = 0, k = first; i < count; i++, k = k + 1 == RING_CAP ? 0 : k + 1) {
     const a = entry(load<u32>(ring + (<usize>k << 2)));
     const n = load<u32>(a, 4);
     memory.copy(to, bytesOf(a), n);
+    store<u32>(hashes + (<usize>i << 2), keyHash(to, n));
     to += n;
-    store<u32>(TAIL + (<usize>i << 2), <u32>(to - TAIL - (<usize>count << 2)));
+    store<u32>(TAIL + (<usize>i << 2), <u32>(to - bytes));
   }
   return count;
+}
+
+/** FNV-1a over the key's bytes, mixed down: the look-back's hash (src/aggregate/look-back.ts keyHash). */
+function keyHash(p: usize, n: u32): u32 {
+  let h: u32 = 0x811c9dc5;
+  for (let i: u32 = 0; i < n; i++) h = (h ^ <u32>load<u8>(p + i)) * 0x01000193;
+  h ^= h >>> 16;
+  h *= 0x85ebca6b;
+  h ^= h >>> 13;
+  return h;
 }
 
 export function dedupTailPtr(): usize {
