@@ -144,12 +144,6 @@ export class ScanPool {
     for (const w of this.waiters.splice(0)) w();
   }
 
-  private leastBusy(): number {
-    let best = 0;
-    for (let i = 1; i < this.busy.length; i++) if (this.busy[i]! < this.busy[best]!) best = i;
-    return best;
-  }
-
   /** Hands queued ranges to free lanes: a worker, or the main thread's lane. */
   private pump(): void {
     while (this.ranges.length > 0 && this.failure === null) {
@@ -211,6 +205,7 @@ export class ScanPool {
   private nextChunkLane(firstOfInput: boolean): { worker: number; runStart: boolean } {
     const r = this.run;
     if (r !== null && !firstOfInput && r.chunks < RUN_CHUNKS) return { worker: r.worker, runStart: false };
+    // a new run: the worker with the fewest chunks still to read
     let best = 0;
     for (let i = 1; i < this.queued.length; i++) if (this.queued[i]! < this.queued[best]!) best = i;
     return { worker: best, runStart: true };

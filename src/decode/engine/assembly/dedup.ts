@@ -191,15 +191,19 @@ function growTable(): void {
   }
 }
 
-/** The ring of state s takes e, forgetting its oldest when full. */
-function ringPush(s: u32, e: u32): void {
+/** Makes room in the ring of state s for one more ID: a full ring forgets its oldest, whose place is next. */
+function ringMakeRoom(s: u32): void {
   const st = ST + (<usize>s << 4);
-  const ring = <usize>load<u32>(st);
-  const at = load<u32>(st, 4);
   const count = load<u32>(st, 8);
-  if (count == RING_CAP) drop(load<u32>(ring + (<usize>at << 2)));
+  if (count == RING_CAP) drop(load<u32>(<usize>load<u32>(st) + (<usize>load<u32>(st, 4) << 2)));
   else store<u32>(st, count + 1, 8);
-  store<u32>(ring + (<usize>at << 2), e);
+}
+
+/** Puts e in the ring of state s, in the place ringMakeRoom() made. */
+function ringPut(s: u32, e: u32): void {
+  const st = ST + (<usize>s << 4);
+  const at = load<u32>(st, 4);
+  store<u32>(<usize>load<u32>(st) + (<usize>at << 2), e);
   store<u32>(st, at + 1 == RING_CAP ? 0 : at + 1, 4);
 }
 
@@ -265,7 +269,8 @@ export function dedupAdmit(s: u32, p: usize, n: u32, terminal: bool): u32 {
     if ((m & 3) == RECENT) return V_DROP;
     if (!terminal) return V_HOLD;
     store<u32>(a, (m & ~3) | RECENT, 8);
-    ringPush(s, e);
+    ringMakeRoom(s);
+    ringPut(s, e);
     return V_WAS_PENDING;
   }
   if (!terminal) {
@@ -273,16 +278,10 @@ export function dedupAdmit(s: u32, p: usize, n: u32, terminal: bool): u32 {
     return V_HOLD;
   }
   // The full ring's oldest goes first, so that the new entry takes its place in the pool while it is in cache.
-  const st = ST + (<usize>s << 4);
-  const ring = <usize>load<u32>(st);
-  const at = load<u32>(st, 4);
-  const count = load<u32>(st, 8);
-  if (count == RING_CAP) drop(load<u32>(ring + (<usize>at << 2)));
-  else store<u32>(st, count + 1, 8);
+  ringMakeRoom(s);
   const ne = newEntry(h, s, p, n, RECENT);
   addEntry(h, ne);
-  store<u32>(ring + (<usize>at << 2), ne);
-  store<u32>(st, at + 1 == RING_CAP ? 0 : at + 1, 4);
+  ringPut(s, ne);
   return V_NEW;
 }
 
