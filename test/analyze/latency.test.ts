@@ -3,7 +3,7 @@
 // Expected values worked out from the bucket rule: above 10 ms, bucket(ms) = 100 + floor(ln(ms/10) / ln 1.01),
 // and a bucket stands for 10 × 1.01^(bucket − 100 + 0.5).
 import { describe, expect, it } from 'vitest';
-import { bucketValue, latencyAdd, latencyBucket, latencyEdges, latencyFigures, latencyMerge, newLatency } from '../../src/aggregate/latency.js';
+import { bucketValue, latencyAdd, latencyBucket, latencyEdges, latencyFigures, latencyMerge, newLatency, nextDouble } from '../../src/aggregate/latency.js';
 
 describe('latencyBucket', () => {
   it.each<[number, number]>([
@@ -122,12 +122,28 @@ describe('latencyEdges: the compiled aggregator buckets as latencyBucket does', 
     expect(edges[0]).toBe(10);
     const f = new Float64Array(1);
     const u = new BigUint64Array(f.buffer);
-    for (let j = 1; j < edges.length; j += 97) {
+    for (let j = 1; j < edges.length; j++) {
       expect(latencyBucket(edges[j]!)).toBeGreaterThanOrEqual(100 + j);
       f[0] = edges[j]!;
       u[0]! -= 1n; // the double just below
       expect(latencyBucket(f[0]!)).toBeLessThan(100 + j);
     }
+  });
+  it.each([
+    // [high word, low word] of x and of the double above it
+    [[0x3ff00000, 0], [0x3ff00000, 1]],
+    [[0x3ff00000, 0xffffffff], [0x3ff00001, 0]], // a carry into the high word
+    [[0x40240000, 0x7fffffff], [0x40240000, 0x80000000]],
+  ])('nextDouble steps one double: %j up to %j, and back', (below, above) => {
+    const f = new Float64Array(1);
+    const u = new Uint32Array(f.buffer);
+    const of = ([hi, lo]: number[]): number => {
+      u[0] = lo!;
+      u[1] = hi!;
+      return f[0]!;
+    };
+    expect(nextDouble(of(below), 1)).toBe(of(above));
+    expect(nextDouble(of(above), -1)).toBe(of(below));
   });
   it.each([
     [0, 0],
