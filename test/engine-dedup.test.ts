@@ -201,13 +201,41 @@ describe('lines admitted in the module (admitFast)', () => {
   }
 
   it('admits a final event whose earlier stage the state holds, and the state drops that one: 3 requests, not 4', () => {
-    // b's RequestReceived is held (an event in the state); its ResponseComplete, past the head, is admitted in the
-    // module, which lists it for the state (LineEngine.fastCompleted)
+    // b's RequestReceived is held in the module's run (listed for the state, which holds its event); its
+    // ResponseComplete, past the head, is admitted in the same run and listed after it (LineEngine.fastOpenAt)
     const { st, r } = segment([ev('a', 'ResponseComplete', '00.000000'), ev('b', 'RequestReceived', '05.000000'), ev('b', 'ResponseComplete', '05.000000'), ev('c', 'ResponseComplete', '06.000000')]);
     expect(r.leftovers.size).toBe(0);
     expect(r.input.duplicateEvents).toBe(0); // an earlier stage is not a final event's copy
     expect(st.counters.requests).toBe(3);
   });
+
+  it('holds the later of two earlier stages, and drops one logged after its final stage, as the state does', () => {
+    // b: RequestReceived then ResponseStarted, no final stage: one open request, held as its ResponseStarted.
+    // c's RequestReceived comes after c's ResponseComplete: dropped, not held
+    const { st, r } = segment([ev('a', 'ResponseComplete', '00.000000'), ev('b', 'RequestReceived', '05.000000'), ev('c', 'ResponseComplete', '05.500000'), ev('b', 'ResponseStarted', '05.000000', '06.000000'), ev('c', 'RequestReceived', '05.500000')]);
+    expect([...r.leftovers.keys()]).toEqual(['b']);
+    expect(r.leftovers.get('b')!.stage).toBe('ResponseStarted');
+    expect(r.leftovers.get('b')!.stageMs).toBe(Date.UTC(2026, 10, 30, 10, 0, 6));
+    expect(st.counters.requests).toBe(3); // a, c, and b counted open at the end
+  });
+
+  it.skipIf(process.env.AUDIT_SCAN_MUTATION === '1')('holds no more earlier stages in a run than the state may: the oldest of 250,001 is evicted, and again', () => {
+    // As bounded.test.ts's events one by one, here as lines. Holding w250000 evicts w0 (counted); w0's
+    // ResponseStarted then opens it again and evicts w1 (counted). After a line the engine declines (a run ends
+    // there), w0's final stage completes the open w0 and w1's is counted anew; 249,999 are left open. Had the
+    // module held w250000 and w0's ResponseStarted in one run, the state's eviction of w0 would come after the
+    // module saw it open, and w0 would be counted three times.
+    const lines = [ev('first', 'ResponseComplete', '00.000000')];
+    const rr = ev('ID', 'RequestReceived', '01.000000');
+    for (let i = 0; i <= 250_000; i++) lines.push(rr.replace('"ID"', `"w${i}"`));
+    lines.push(ev('w0', 'ResponseStarted', '01.000000', '01.500000'), 'not an audit line', ev('w0', 'ResponseComplete', '01.000000', '02.000000'), ev('w1', 'ResponseComplete', '01.000000', '02.000000'));
+    const { st, r } = segment(lines);
+    expect(st.counters.pendingEvicted).toBe(2);
+    expect(r.leftovers.size).toBe(249_999);
+    expect(r.leftovers.has('w0')).toBe(false);
+    expect(r.leftovers.has('w1')).toBe(false);
+    expect(st.counters.requests).toBe(1 + 2 + 2 + 249_999); // first, the two evicted, w0 and w1 final, the open ones
+  }, 60_000);
 
   it('takes the head from the first event\'s stage time, as timeOf() does, not its received time', () => {
     // the first event was received at :00 and logged at :03 (3 s): the segment began at :03, so a request received

@@ -1156,15 +1156,26 @@ export class ScanState {
     const eng = this.engine!;
     const g = this.cur();
     if (g.dedupEngine !== eng || !this.slotsUsable(eng)) return i;
-    const j = eng.admitRange(i, n, g.dedup, g.beforeMs ?? NaN, g.startMs ?? NaN, HEAD_SLACK_MS, EARLIEST_PLAUSIBLE_MS, this.timeOptions.nowMs + FUTURE_SLACK_MS);
+    // the earlier stages it may hold: never so many that holdOpen() would evict one (that counts a request)
+    const room = MAX_PENDING - g.pending.size;
+    const j = eng.admitRange(i, n, g.dedup, g.beforeMs ?? NaN, g.startMs ?? NaN, HEAD_SLACK_MS, EARLIEST_PLAUSIBLE_MS, this.timeOptions.nowMs + FUTURE_SLACK_MS, room);
     if (j === i) return i;
     const k = j - i;
     g.input.lines += k;
     g.input.engineRead += k;
     g.input.auditEvents += k;
     g.input.duplicateEvents += eng.fastDups();
-    // final events that completed requests this state holds open: those are done (verdict() drops them one by one)
-    for (const id of eng.fastCompleted()) g.pending.delete(id);
+    // the open requests, in line order as addEngineLine changes them: an earlier stage held (HOLD), a final event
+    // that completed a held one (verdict() drops it)
+    const opens = eng.fastOpens();
+    for (let o = 0; o < opens; o++) {
+      const r = eng.fastOpenAt(o);
+      if (r >= 0) g.pending.delete(eng.auditIDAt(r));
+      else {
+        const id = eng.auditIDAt(~r);
+        this.holdOpen(g.pending, id, eng.eventAt(~r, id), g);
+      }
+    }
     for (let r = i; r < j; r++) this.timeOf(g, eng.stageMsAt(r), undefined);
     return j;
   }

@@ -95,14 +95,12 @@ interface Exports {
   dedupKey(n: number): number;
   dedupLive(): number;
   classifyAt(r: number): number;
-  admitFast(out: number, from: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number): number;
+  admitFast(out: number, from: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number, room: number): number;
   fastVerdictOf(): number;
   fastDupsOf(): number;
-  fastDonePtr(): number;
-  fastDoneLen(): number;
+  fastOpensPtr(): number;
+  fastOpensLen(): number;
 }
-
-const NO_IDS: string[] = [];
 
 /** The module's auditID dedup verdicts (assembly/dedup.ts V_*). */
 export const DEDUP_DROP = 0;
@@ -381,10 +379,10 @@ export class LineEngine {
   /** admitRange ran for the current line (its verdict is the module's) */
   private admitted = false;
 
-  /** Admits the current batch's records [i, n) in the module for as long as it can (assembly/engine.ts admitFast):
-   * returns where it stopped. */
-  admitRange(i: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number): number {
-    const j = this.x.admitFast(this.out, i, n, state, beforeMs, startMs, slack, earliest, latest);
+  /** Admits the current batch's records [i, n) in the module for as long as it can (assembly/engine.ts admitFast),
+   * holding at most `room` earlier stages open: returns where it stopped. */
+  admitRange(i: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number, room: number): number {
+    const j = this.x.admitFast(this.out, i, n, state, beforeMs, startMs, slack, earliest, latest, room);
     this.admitted = true;
     this.refresh();
     return j;
@@ -395,18 +393,30 @@ export class LineEngine {
     return this.x.fastDupsOf();
   }
 
-  /** The auditIDs of the final events admitRange admitted that completed an open request the caller holds. */
-  fastCompleted(): string[] {
-    const n = this.x.fastDoneLen();
-    if (n === 0) return NO_IDS;
-    const at = this.x.fastDonePtr() >> 2;
-    const w = this.recBytes >> 2;
-    const out: string[] = new Array(n);
-    for (let k = 0; k < n; k++) {
-      const r = (this.out >> 2) + this.i32[at + k]! * w;
-      out[k] = this.scratchString(this.i32[r + R.ID_P]!, this.i32[r + R.ID_L]!);
-    }
-    return out;
+  /** How many changes admitRange made to the open requests the caller holds (fastOpenAt). */
+  fastOpens(): number {
+    return this.x.fastOpensLen();
+  }
+
+  /** The k-th change admitRange made to the open requests the caller holds, in record order: a record index r whose
+   * final event completed an open request (drop it), or ~r for an earlier stage to hold (auditIDAt, eventAt). */
+  fastOpenAt(k: number): number {
+    return this.i32[(this.x.fastOpensPtr() >> 2) + k]!;
+  }
+
+  /** The auditID of record i of the current batch. */
+  auditIDAt(i: number): string {
+    const r = (this.out + i * this.recBytes) >> 2;
+    return this.scratchString(this.i32[r + R.ID_P]!, this.i32[r + R.ID_L]!);
+  }
+
+  /** Record i of the current batch as an AuditEvent, under `id`; it becomes the current line. */
+  eventAt(i: number, id: string): AuditEvent {
+    this.r = (this.out + i * this.recBytes) >> 2;
+    this.f = (this.out + i * this.recBytes) >> 3;
+    const e = this.event();
+    e.auditID = id;
+    return e;
   }
 
   /** The stage time of record i of the current batch. */

@@ -28,7 +28,7 @@ const INLINE: u32 = 48; // ID bytes kept in the entry itself
 export const V_DROP: u32 = 0;
 export const V_NEW: u32 = 1; // a final stage, counted now
 export const V_WAS_PENDING: u32 = 2; // a final stage whose earlier stage the host holds: it drops that one
-const V_HOLD: u32 = 3; // an earlier stage: the host holds it
+export const V_HOLD: u32 = 3; // an earlier stage: the host holds it
 
 let ENT: usize = 0; // entries: hash u32, length u32, state << 2 | kind u32 (0: free), block u32 (free: next free), bytes
 let ENT_CAP: u32 = 0;

@@ -13,7 +13,7 @@
 // ---- regions (set by init) ----------------------------------------------------------------------------
 import { slotsLayout, slotsInit, latencyEdgesPtr, latencyMax, R_MARK, fingerprintOn } from './slots';
 import { grow, heapReset, hashBytes, bytesEqual } from './mem';
-import { dedupAdmit, V_DROP, V_NEW, V_WAS_PENDING } from './dedup';
+import { dedupAdmit, V_DROP, V_HOLD, V_NEW, V_WAS_PENDING } from './dedup';
 export { dedupOpen, dedupClose, dedupAdmit, dedupForget, dedupTail, dedupTailPtr, dedupKey, dedupLive } from './dedup';
 export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords, slotsFingerprint, fpHash, fpHash1, fpHash2 } from './slots';
 
@@ -1783,16 +1783,17 @@ export function classifyAt(r: usize): i32 {
 
 let fastVerdict: i32 = -1;
 let fastDups: u32 = 0;
-let DONE: usize = 0; // admitFast: the records whose final event completed a request the host holds open
-let doneCount: u32 = 0;
+let OPENS: usize = 0; // admitFast: what changed in the requests the host holds open, in record order
+let openCount: u32 = 0;
 
-/** The records admitFast() admitted whose final event completed an open request the host holds (it drops those):
- * record indices, u32, at fastDonePtr(), fastDoneLen() of them. */
-export function fastDonePtr(): usize {
-  return DONE;
+/** What admitFast() changed in the open requests the host holds (ScanState's pending), in record order, at
+ * fastOpensPtr(), fastOpensLen() of them, an i32 each: a record index r, a final event that completed an open
+ * request (the host drops the held one); ~r, an earlier stage the host holds (its event, under its auditID). */
+export function fastOpensPtr(): usize {
+  return OPENS;
 }
-export function fastDoneLen(): u32 {
-  return doneCount;
+export function fastOpensLen(): u32 {
+  return openCount;
 }
 
 /** The dedup verdict (dedup.ts V_*) of the record admitFast() stopped at, or -1 when it stopped before its dedup. */
@@ -1805,22 +1806,25 @@ export function fastDupsOf(): u32 {
 }
 
 /** Admits the records [from, n) at `out`, as ScanState.addEngineLine does, for as long as nothing needs the host:
- * a final-stage event with an auditID, both times plausible ([earliest, latest]), not an apiserver identity lease,
- * goes through the segment's dedup (`state`), and, counted now and outside the segment's head, is marked for the
- * aggregator (classify). Returns the first record it did not finish: declined, an earlier stage, a time, an ID or
- * a lease the host reads, or (fastVerdictOf() then gives the dedup's verdict) a request that may be in the head
- * (received by `began` + slack: the host decides), one the host counts itself. A final event that completes an
- * open request the host holds is admitted too, and listed (fastDonePtr) for the host to drop the held one.
+ * an event with an auditID, both times plausible ([earliest, latest]), not an apiserver identity lease, goes
+ * through the segment's dedup (`state`). A final event counted now and outside the segment's head is marked for
+ * the aggregator (classify); an earlier stage is held open (listed for the host, at most `room` of them: the host's
+ * pending requests are not to pass their cap in a run, where it would count the oldest); a copy is dropped.
+ * Returns the first record it did not finish: declined, a time, an ID or a lease the host reads, the (room + 1)th
+ * earlier stage, or (fastVerdictOf() then gives the dedup's verdict) a request that may be in the head (received
+ * by `began` + slack: the host decides), one the host counts itself. A final event that completes an open request
+ * the host holds is admitted too, and listed (fastOpensPtr) for the host to drop the held one.
  * The host then does, for each admitted record in order, what does not depend on its verdict (counts, timing).
  * beforeMs, startMs: ScanState's (NaN: none); before the segment's first event (startMs NaN) it admits nothing. */
-export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f64, startMs: f64, slack: f64, earliest: f64, latest: f64): u32 {
+export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f64, startMs: f64, slack: f64, earliest: f64, latest: f64, room: u32): u32 {
   fastVerdict = -1;
   fastDups = 0;
-  doneCount = 0;
-  if (DONE == 0) DONE = grow(<usize>OUT_CAP << 2);
+  openCount = 0;
+  if (OPENS == 0) OPENS = grow(<usize>OUT_CAP << 2);
   // the segment's first event is the host's: timeOf() sets when the segment began from it
   if (isNaN(startMs)) return from;
   const began = isNaN(beforeMs) ? startMs : max(startMs, beforeMs);
+  let held: u32 = 0;
   for (let i = from; i < n; i++) {
     const r = out + (<usize>i) * REC_BYTES;
     if (load<i32>(r + (<usize>R_STATUS << 2)) != 1 || load<i32>(r + (<usize>R_CODE << 2)) == 429) return i;
@@ -1830,8 +1834,19 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
     if (!(recv >= earliest && recv <= latest && st >= earliest && st <= latest)) return i;
     if (load<i32>(r + (<usize>R_RESOURCE << 2)) == ID_LEASES && load<i32>(r + (<usize>R_NS << 2)) == ID_KUBE_SYSTEM) return i;
     const idp = load<i32>(r + (<usize>R_ID_P << 2));
-    if (idp < 0 || load<i32>(r + (<usize>R_STAGE << 2)) < 2) return i;
-    const v = dedupAdmit(state, SCRATCH + <usize>idp, <u32>load<i32>(r + (<usize>R_ID_L << 2)), true);
+    if (idp < 0) return i;
+    const idAt = SCRATCH + <usize>idp;
+    const idLen = <u32>load<i32>(r + (<usize>R_ID_L << 2));
+    if (load<i32>(r + (<usize>R_STAGE << 2)) < 2) {
+      // an earlier stage: held open (V_HOLD), or dropped when its final stage came first (V_DROP)
+      if (held >= room) return i;
+      if (dedupAdmit(state, idAt, idLen, false) == V_HOLD) {
+        store<i32>(OPENS + (<usize>(openCount++) << 2), ~(<i32>i));
+        held++;
+      }
+      continue;
+    }
+    const v = dedupAdmit(state, idAt, idLen, true);
     if (v == V_DROP) {
       fastDups++;
       continue;
@@ -1846,7 +1861,7 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
       return i;
     }
     store<i32>(r + (<usize>R_MARK << 2), bits);
-    if (v == V_WAS_PENDING) store<u32>(DONE + (<usize>(doneCount++) << 2), i);
+    if (v == V_WAS_PENDING) store<i32>(OPENS + (<usize>(openCount++) << 2), <i32>i);
   }
   return n;
 }
