@@ -215,3 +215,35 @@ describe('lines over the length cap in a stream', () => {
     for (const pieces of [[4096], [1000, 17, 30000, 5]]) expect(await scan(['-j', '2', '-'], 1 << 12, bytes, pieces, env)).toBe(one);
   });
 });
+
+describe('ranges read into the engine\'s input (scanRange)', () => {
+  it('give the single thread\'s JSON with a line longer than the input, short lines past a batch, and no last newline', async () => {
+    // A range's reads go into the engine's 1 MB input and its whole lines are scanned there. Here: a 1.4 MB
+    // RequestResponse list (3,000 items; longer than the input: it goes through the held line), 40,000 lines of
+    // "{}" (more lines than one batch has records: the rest of the input is read from a copy), requests with
+    // earlier stages around them, and a last event without its newline.
+    const items = Array.from({ length: 3000 }, (_, i) => ({ metadata: { name: `p${i}`, namespace: 'default', labels: { app: 'x'.repeat(400) } } }));
+    const big = auditLine({ auditID: 'big', level: 'RequestResponse', requestURI: '/api/v1/pods?limit=5000', responseObject: { kind: 'PodList', apiVersion: 'v1', metadata: {}, items } });
+    expect(big.length).toBeGreaterThan(1_300_000);
+    const lines: string[] = [];
+    const at = (i: number) => `2026-11-30T10:00:${String(10 + Math.floor(i / 100)).padStart(2, '0')}.${String(i % 100).padStart(2, '0')}0000Z`;
+    // (a user agent of its own for each request: 1 MB of new strings, so the module's memory grows during a scan
+    // and the reader's view of the input is detached)
+    const ua = (i: number) => `client-${i}/${'v'.repeat(240)}`;
+    const pair = (i: number) => [auditLine({ auditID: `r${i}`, stage: 'RequestReceived', userAgent: ua(i), requestReceivedTimestamp: at(i), stageTimestamp: at(i) }), auditLine({ auditID: `r${i}`, userAgent: ua(i), requestReceivedTimestamp: at(i), stageTimestamp: at(i + 1) })];
+    for (let i = 0; i < 1500; i++) lines.push(...pair(i));
+    lines.push(big);
+    for (let i = 1500; i < 3000; i++) lines.push(...pair(i));
+    for (let i = 0; i < 40_000; i++) lines.push('{}');
+    for (let i = 3000; i < 4000; i++) lines.push(...pair(i));
+    const dir = mkdtempSync(join(tmpdir(), 'window-'));
+    const f = join(dir, 'audit.log');
+    writeFileSync(f, lines.join('\n') + '\n' + auditLine({ auditID: 'last', requestReceivedTimestamp: at(4000), stageTimestamp: at(4000) }));
+    const one = await scan(['-j', '1', f], 1 << 16);
+    const r = JSON.parse(one);
+    expect(r.totals.requests).toBe(4000 + 2);
+    expect(r.inputs[0].lines).toBe(2 * 4000 + 1 + 40_000 + 1);
+    expect(await scan(['-j', '1', '--engine', 'js', f], 1 << 16)).toBe(one);
+    for (const j of ['2', '3']) expect(await scan(['-j', j, f], 1 << 16)).toBe(one);
+  }, 60_000);
+});

@@ -551,17 +551,48 @@ export async function scanRange(state: ScanState, r: RangeTask, maxLineBytes: nu
   let fd: number | null = null;
   try {
     fd = openSync(r.path, 'r');
-    for (let at = r.start, turn = 0; at < r.end && !stopped(); ) {
-      const n = readSync(fd, buf, 0, Math.min(buf.length, r.end - at), at);
-      if (n === 0) break;
-      feed.push(buf.subarray(0, n));
-      at += n;
-      bytes += n;
-      if (bytes >= 16 << 20) {
-        progress(bytes);
-        bytes = 0;
+    // With the engine, reads go into its input and its whole lines are scanned there, not copied there from `buf`
+    // (0.9x the time of a plain -j 1 scan); the part of a line a read ends in moves to the front for the next.
+    // A line longer than the input goes to the feeder's held line, and while the feeder holds one its lines go
+    // through push() as copies: releasing a held line may scan it in the engine's input (today a held line is
+    // always longer than the input, and is declined whole, but the window would be overwritten if it were not).
+    const direct = feed instanceof EngineFeeder ? feed : null;
+    const engine = direct !== null ? state.engine! : null;
+    let carry = 0;
+    try {
+      for (let at = r.start, turn = 0; at < r.end && !stopped(); ) {
+        if (engine !== null) {
+          const win = engine.inputWindow();
+          const n = readSync(fd, win, carry, Math.min(win.length - carry, r.end - at), at);
+          if (n === 0) break;
+          const total = carry + n;
+          const last = win.lastIndexOf(10, total - 1);
+          carry = 0;
+          if (last < 0) feed.push(Buffer.from(win.subarray(0, total)));
+          else {
+            feed.push(direct!.holding ? Buffer.from(win.subarray(0, last + 1)) : win.subarray(0, last + 1));
+            carry = total - (last + 1);
+            // (a new view: the module's memory may have grown in the scan; the input's bytes are where they were)
+            if (carry > 0) engine.inputWindow().copyWithin(0, last + 1, total);
+          }
+          at += n;
+          bytes += n;
+        } else {
+          const n = readSync(fd, buf, 0, Math.min(buf.length, r.end - at), at);
+          if (n === 0) break;
+          feed.push(buf.subarray(0, n));
+          at += n;
+          bytes += n;
+        }
+        if (bytes >= 16 << 20) {
+          progress(bytes);
+          bytes = 0;
+        }
+        if (++turn % 4 === 0) await new Promise<void>((res) => setImmediate(res));
       }
-      if (++turn % 4 === 0) await new Promise<void>((res) => setImmediate(res));
+    } finally {
+      // the range's last line, unterminated (or cut short by a stop or a failed read): held, as push() holds it
+      if (carry > 0) feed.push(Buffer.from(engine!.inputWindow().subarray(0, carry)));
     }
   } catch (err) {
     error = (err as Error).message;
@@ -627,15 +658,16 @@ class EngineFeeder {
       const max = this.maxLineBytes;
       // the first line of an input may start with a BOM: feedLine strips it
       const declineFirst = this.firstOfInput && this.lineNo === 0 ? 1 : 0;
-      this.engine.readLines(chunk, pos, last + 1, max - 1, declineFirst, (l) => {
+      // (l.buf: the chunk, or a live view of it when it is the engine's input window)
+      chunk = this.engine.readLines(chunk, pos, last + 1, max - 1, declineFirst, (l) => {
         const lineNo = ++this.lineNo;
         if (l.accepted) {
           st.addEngineLine(l);
           return;
         }
         st.noteEngineDeclined();
-        if (l.nl - l.start > max) st.skipRawLine(lineNo, `line too long (${l.nl - l.start} bytes)`, chunk.subarray(l.start, l.start + 200).toString('utf8'));
-        else feedLine(st, chunk, l.start, l.end, lineNo, true, this.firstOfInput && lineNo === 1);
+        if (l.nl - l.start > max) st.skipRawLine(lineNo, `line too long (${l.nl - l.start} bytes)`, l.buf.subarray(l.start, l.start + 200).toString('utf8'));
+        else feedLine(st, l.buf, l.start, l.end, lineNo, true, this.firstOfInput && lineNo === 1);
       }, this.fast);
       pos = last + 1;
     }
@@ -644,6 +676,11 @@ class EngineFeeder {
 
   end(): void {
     if (this.held.holding) this.releaseHeld(false);
+  }
+
+  /** true while part of a line from an earlier push is held */
+  get holding(): boolean {
+    return this.held.holding;
   }
 
   // the held partial line, as LineSplitter holds and lets it go (HeldLine)
