@@ -187,9 +187,9 @@ export class ScanPool {
 
   /** Queues a byte range [start, end) of a file. `beforeMs`: the latest event time just before the range (see
    * ScanState.beginSegment). */
-  submitRange(inputIndex: number, name: string, path: string, start: number, end: number, firstOfInput: boolean, beforeMs: number | null): void {
+  submitRange(inputIndex: number, name: string, path: string, start: number, end: number, firstOfInput: boolean, lastOfInput: boolean, beforeMs: number | null): void {
     this.spawn(this.local === null ? this.size : this.size - 1);
-    this.ranges.push({ t: 'range', seq: this.nextSeq++, inputIndex, name, path, start, end, firstOfInput, beforeMs });
+    this.ranges.push({ t: 'range', seq: this.nextSeq++, inputIndex, name, path, start, end, firstOfInput, lastOfInput, beforeMs });
     this.pump();
   }
 
@@ -238,10 +238,10 @@ export class ScanPool {
     this.send(worker, { t: 'chunk', seq: r.seq, runStart, inputIndex, name, buf, firstOfInput, beforeMs }, [buf.buffer as ArrayBuffer]);
   }
 
-  /** Ends the stream segment being sent: its worker hands its result in. */
-  private endRun(): void {
+  /** Ends the stream segment being sent: its worker hands its result in. `last`: the stream ends with it. */
+  private endRun(last = false): void {
     if (this.run === null) return;
-    this.send(this.run.worker, { t: 'endRun', seq: this.run.seq });
+    this.send(this.run.worker, { t: 'endRun', seq: this.run.seq, last });
     this.run = null;
   }
 
@@ -251,9 +251,10 @@ export class ScanPool {
     this.local?.stop();
   }
 
-  /** Ends the stream segment being sent, and waits for every queued segment to be reconciled. */
+  /** Ends the stream segment being sent (an input's last: drain() is called at each input's end), and waits for
+   * every queued segment to be reconciled. */
   async drain(): Promise<void> {
-    this.endRun();
+    this.endRun(true);
     await this.throttle(1);
   }
 

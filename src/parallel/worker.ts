@@ -58,7 +58,7 @@ async function handle(m: ToWorker): Promise<void> {
     case 'endRun': {
       run!.end();
       run = null;
-      const result = state!.endSegment();
+      const result = state!.endSegment(!m.last);
       post({ t: 'segment', seq: m.seq, result }, tailBuffers(result));
       return;
     }

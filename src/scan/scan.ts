@@ -261,6 +261,9 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
   state.inputs[idx]!.fileTimeMs = src.mtimeMs ?? null;
       state.inputs[idx]!.fileTimeMs = src.mtimeMs ?? null;
       const behind = Buffer.alloc(LOOK_BEHIND_BYTES);
+      // the last range needs no tail: no segment of this input follows it
+      let last = bounds.length - 2;
+      while (last > 0 && bounds[last + 1]! <= bounds[last]!) last--;
       for (let i = 0; i + 1 < bounds.length; i++) {
         if (bounds[i + 1]! <= bounds[i]!) continue;
         let beforeMs: number | null = null;
@@ -269,7 +272,7 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
           const { bytesRead } = await fh.read(behind, 0, bounds[i]! - from, from);
           beforeMs = latestTimeIn(behind.subarray(0, bytesRead));
         }
-        pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, beforeMs);
+        pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, i === last, beforeMs);
       }
       await pool.drain();
       const err = state.inputs[idx]!.error;
@@ -534,6 +537,8 @@ export interface RangeTask {
   start: number;
   end: number;
   firstOfInput: boolean;
+  /** no segment of the input follows: the result needs no tail */
+  lastOfInput: boolean;
   beforeMs: number | null;
 }
 
@@ -575,7 +580,7 @@ export async function scanRange(state: ScanState, r: RangeTask, maxLineBytes: nu
     if (fd !== null) closeSync(fd);
   }
   feed.end();
-  const result = state.endSegment();
+  const result = state.endSegment(!r.lastOfInput);
   if (error !== null) result.input.error = error;
   progress(bytes);
   return result;
