@@ -1203,8 +1203,8 @@ export class ScanState {
   /** A scan lane's state (a worker's, the main thread's lane): the aggregator's counts stay in it from segment to
    * segment of an input, folded when its tables fill, when a segment of another input begins, and for snapshot().
    * A gzip or stdin stream was cut into a segment every 8 MB (now a run of 16 such chunks), and folding each one's
-   * slots (a few thousand objects made and merged, for a few thousand lines) took a tenth of a worker's time. Off for the scan's own state, whose
-   * aggregates the report reads once its inputs end. */
+   * slots (a few thousand objects made and merged, for a few thousand lines) took a tenth of a worker's time. Off
+   * for the scan's own state, whose aggregates the report reads once its inputs end. */
   foldLate = false;
 
   /** Folds what the compiled aggregator counted into this state's aggregates, per slot in the order the slots were

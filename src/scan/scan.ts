@@ -366,7 +366,7 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
     ended = true;
   }
   const first = head.length === 0 ? null : Buffer.concat(head, headBytes);
-  if (ended || first === null || sniffDocumentMode(first.subarray(0, 1 << 16)) || sniffCsv(first) !== null) {
+  if (ended || first === null || !plainLines(first)) {
     await readSingle(src, state, failures, async (inp) => {
       inp.gzip = gzip;
       try {
@@ -746,13 +746,16 @@ async function readOne(src: Source, state: ScanState, o: ReadOptions, onGzip: ()
  * documents are left to it, and an empty file), then read whole into the engine's input (readIntoEngine). Returns
  * false when the file is not for this path. */
 async function readPlainIntoEngine(path: string, src: Source, state: ScanState, o: ReadOptions): Promise<boolean> {
-  if (state.engine === null || state.csvMode) return false;
+  const engine = state.engine;
+  if (engine === null) return false;
   const fd = openSync(path, 'r');
   try {
-    const head = Buffer.allocUnsafe(1 << 20);
-    const first = head.subarray(0, readSync(fd, head, 0, head.length, 0));
-    if (first.length === 0 || sniffCsv(first) !== null || sniffDocumentMode(first.subarray(0, 1 << 16))) return false;
-    const feed = newSegmentFeeder(state, true, o.maxLineBytes) as EngineFeeder;
+    // (sniffed where the lines will go: the engine's input; readIntoEngine reads them again from the start)
+    const win = engine.inputWindow();
+    const first = win.subarray(0, readSync(fd, win, 0, win.length, 0));
+    if (first.length === 0 || !plainLines(first)) return false;
+    const feed = newSegmentFeeder(state, true, o.maxLineBytes);
+    if (!(feed instanceof EngineFeeder)) return false;
     let bytes = 0;
     const onRead = (n: number): void => {
       bytes += n;
@@ -760,7 +763,7 @@ async function readPlainIntoEngine(path: string, src: Source, state: ScanState, 
       o.onBytes?.(n);
     };
     try {
-      await readIntoEngine(fd, feed, state.engine, 0, Infinity, onRead, () => o.shouldStop?.() ?? false);
+      await readIntoEngine(fd, feed, engine, 0, Infinity, onRead, () => o.shouldStop?.() ?? false);
     } finally {
       feed.end();
     }
@@ -768,6 +771,12 @@ async function readPlainIntoEngine(path: string, src: Source, state: ScanState, 
   } finally {
     closeSync(fd);
   }
+}
+
+/** Whether a stream's or file's first read (up to 1 MB) is lines, as readChunks() takes it: neither a CSV export
+ * nor JSON documents. */
+function plainLines(first: Buffer): boolean {
+  return sniffCsv(first) === null && !sniffDocumentMode(first.subarray(0, 1 << 16));
 }
 
 /** true when the file at `path` opens and does not begin with gzip's magic (a file that does not open is read

@@ -422,15 +422,19 @@ export class LineEngine {
     return this.x.fastDupsOf();
   }
 
+  /** where fastOpens() found the list fastOpenAt() reads (an i32 index) */
+  private opensAt = 0;
+
   /** How many changes admitRange made to the open requests the caller holds (fastOpenAt). */
   fastOpens(): number {
+    this.opensAt = this.x.fastOpensPtr() >> 2;
     return this.x.fastOpensLen();
   }
 
   /** The k-th change admitRange made to the open requests the caller holds, in record order: a record index r whose
    * final event completed an open request (drop it), or ~r for an earlier stage to hold (auditIDAt, eventAt). */
   fastOpenAt(k: number): number {
-    return this.i32[(this.x.fastOpensPtr() >> 2) + k]!;
+    return this.i32[this.opensAt + k]!;
   }
 
   /** The auditID of record i of the current batch. */
