@@ -364,6 +364,9 @@ export async function classifyStore(store: Store, versionFlag: KubeVersion | nul
   return `Kubernetes ${formatKubeVersion(version)} (${reason})`;
 }
 
+/** DuckDB's memory limit while a source loads (loadSource). */
+export const LOAD_MEMORY_LIMIT = '192MB';
+
 /** Loads one source inside a transaction: all its rows or none. Returns what happened. */
 export async function loadSource(
   store: Store,
@@ -375,6 +378,11 @@ export async function loadSource(
   const seen = await store.query(`SELECT count(*) FROM inputs WHERE input_id = '${id.replace(/'/g, "''")}'`);
   if (Number(seen.rows[0]![0]) > 0) return { status: 'already loaded', requests: 0, etcdReads: 0, skippedLines: 0 };
   let inTransaction = false;
+  // The memory limit is most of `load`'s peak: the insert of the staged rows fills DuckDB's buffer pool to it (256 MB
+  // over the 90 the process had before, measured), on top of the scan's own 175 MB. 192 MB, not open()'s 256: the
+  // 1 GB bench log peaked at 457-527 MiB against 518-604 (3 runs each), no slower; a 3 GB log loads (519 MiB), and
+  // so does the 1 GB log again, gzipped, into the same store. 160 MB fails: read_json wants two 32 MiB buffers.
+  await store.con.run(`SET memory_limit = '${LOAD_MEMORY_LIMIT}'`);
   try {
     // Stage, then an anti-join: an auditID already in the store (another apiserver, a rotated copy) counts once.
     // No primary-key index on audit_id: DuckDB keeps such an index in memory, an anti-join can spill to disk.
