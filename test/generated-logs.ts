@@ -381,6 +381,19 @@ export function aggregatorEdges(seed: number): Buffer {
   ev({ uri: '/api/v1/nodes/n7', verb: 'get', ua: 'kubelet/v1.30.0 (linux/amd64) kubernetes/abc', user: 'system:node:n7', ref: { resource: 'nodes', name: 'n7', apiVersion: 'v1' }, at: t0 + 300_100, lat: 1 });
   ev({ uri: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/apiserver-abc', verb: 'create', ua: 'kube-apiserver/v1.30.0 (linux/amd64) kubernetes/abc', user: 'system:apiserver', ref: { resource: 'leases', namespace: 'kube-system', name: 'apiserver-abc', apiGroup: 'coordination.k8s.io', apiVersion: 'v1' }, code: 201, at: t0 + 300_200, lat: 2 });
   ev({ uri: '/healthz', verb: 'get', ua: 'probe/1', at: t0 + 300_300, lat: 0.5 });
+  // the timing of a run of admitted lines (ScanState.timeRun): 5,000 gets a minute and 10 s apart, over four days,
+  // so the time sketch's minute buckets pass its 4,096 and coarsen in the middle of a run, now and then two in one
+  // minute (a bucket taken twice in a row), pauses of 5 s and more (gaps, at the segment's first events and after)
+  let at = t0 + 400_000;
+  for (let k = 0; k < 5_000; k++) {
+    at += k % 9 === 0 ? 5_000 + Math.floor(r() * 3) : k % 13 === 0 ? 20 : 70_000;
+    ev({ uri: `/api/v1/namespaces/t/configmaps/c${k % 7}`, verb: 'get', ua: 'ticker/1', ref: { resource: 'configmaps', namespace: 't', name: `c${k % 7}`, apiVersion: 'v1' }, at, lat: 1 + (k % 5) });
+  }
+  // and 30 at the log's start, 200 days earlier, in three minutes: times far from the rest of the input, whose count
+  // and span come from the sketch's cells (the report's implausible "far" times, the input's first and last time)
+  const before = lines.length;
+  for (let k = 0; k < 30; k++) ev({ uri: '/api/v1/namespaces/t/configmaps/old', verb: 'get', ua: 'ticker/1', ref: { resource: 'configmaps', namespace: 't', name: 'old', apiVersion: 'v1' }, at: t0 - 200 * 86_400_000 + k * 5_000 + Math.floor(r() * 4_000), lat: 1 });
+  lines.unshift(...lines.splice(before));
   // shuffled a little: times out of order within the log
   for (let i = lines.length - 1; i > 0; i -= 7) {
     const j = Math.max(0, i - Math.floor(r() * 50));

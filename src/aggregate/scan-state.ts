@@ -1176,8 +1176,59 @@ export class ScanState {
         this.holdOpen(g.pending, id, eng.eventAt(~r, id), g);
       }
     }
-    for (let r = i; r < j; r++) this.timeOf(g, eng.stageMsAt(r), undefined);
+    this.timeRun(g, eng, i, j);
     return j;
+  }
+
+  /** timeOf() for the admitted lines i..j-1 of the engine's batch, which name no apiserver: the same steps in the
+   * same order, with the input's span and the segment's times kept in locals for the run, and the sketch taken a
+   * run of one bucket at a time (a bucket that exists takes no fit(), so the cell's count, earliest and latest
+   * come out as line by line). */
+  private timeRun(g: Segment, eng: LineEngine, i: number, j: number): void {
+    const inp = g.input;
+    const sk = inp.sketch;
+    const minGap = candidateMinMs(this.timeOptions.gapMs);
+    const spacing = g.spacing;
+    const headTimes = g.headTimes;
+    let firstMs = inp.firstMs;
+    let lastMs = inp.lastMs;
+    let lastT = g.lastT;
+    if (g.startMs === null) g.startMs = eng.stageMsAt(i);
+    if (g.firstT === null) g.firstT = eng.stageMsAt(i);
+    let r = i;
+    while (r < j) {
+      const first = eng.stageMsAt(r);
+      sketchAdd(sk, first);
+      const w = sk.widthMs;
+      const idx = Math.floor(first / w);
+      // (the cell sketchAdd made or found, at the width it left: a fit() merges whole buckets)
+      const cell = sk.buckets.get(idx);
+      for (let t = first; ; ) {
+        if (firstMs === null || t < firstMs) firstMs = t;
+        if (lastMs === null || t > lastMs) lastMs = t;
+        const inHead = headTimes.length < HEAD_TIMES;
+        if (inHead) headTimes.push(t);
+        else g.headDropped = true;
+        if (lastT !== null) {
+          const inc = t - lastT;
+          addSpacing(spacing, inc > 0 ? inc : 0);
+          if (inc >= minGap) {
+            if (inHead) g.headGaps.push([lastT, t]);
+            else pushGap(g.gaps, lastT, t);
+          }
+        }
+        if (lastT === null || t > lastT) lastT = t;
+        if (++r === j) break;
+        t = eng.stageMsAt(r);
+        if (cell === undefined || Math.floor(t / w) !== idx) break;
+        cell[0]++;
+        if (t < cell[1]) cell[1] = t;
+        if (t > cell[2]) cell[2] = t;
+      }
+    }
+    inp.firstMs = firstMs;
+    inp.lastMs = lastMs;
+    g.lastT = lastT;
   }
 
   /** Whether this state's engine lines can be counted by the compiled aggregator: not when each request must be

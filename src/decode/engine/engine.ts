@@ -447,9 +447,7 @@ export class LineEngine {
   eventAt(i: number, id: string): AuditEvent {
     this.r = (this.out + i * this.recBytes) >> 2;
     this.f = (this.out + i * this.recBytes) >> 3;
-    const e = this.event();
-    e.auditID = id;
-    return e;
+    return this.event(id);
   }
 
   /** The stage time of record i of the current batch. */
@@ -594,8 +592,8 @@ export class LineEngine {
     this.marked++;
   }
 
-  /** The current line as an AuditEvent. */
-  event(): AuditEvent {
+  /** The current line as an AuditEvent (under `id`, when the caller has read it already). */
+  event(id?: string): AuditEvent {
     const r = this.r;
     const f = this.f;
     const i32 = this.i32;
@@ -622,7 +620,7 @@ export class LineEngine {
     const node = i32[r + R.NODE]!;
     const code = i32[r + R.CODE]!;
     return {
-      auditID: this.scratchString(i32[r + R.ID_P]!, i32[r + R.ID_L]!),
+      auditID: id ?? this.scratchString(i32[r + R.ID_P]!, i32[r + R.ID_L]!),
       stage: STAGES[i32[r + R.STAGE]!]!,
       level: this.str(i32[r + R.LEVEL]!),
       verb: S[i32[r + R.VERB]!]!,
