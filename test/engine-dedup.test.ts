@@ -219,6 +219,32 @@ describe('lines admitted in the module (admitFast)', () => {
     expect(st.counters.requests).toBe(3); // a, c, and b counted open at the end
   });
 
+  it('leaves out of the list a request held and completed in one run, and keeps the order of the requests held before', () => {
+    // Run 1 holds d and g; the declined line ends it. Run 2: b's three stages (struck out, never the state's), d's
+    // ResponseStarted (held before this run: the state moves it last) and its final stage (the state drops it), e
+    // held, g's ResponseStarted (moved last), f's two stages (struck out), c. Open at the end: e, then g.
+    const { st, r } = segment([
+      ev('a', 'ResponseComplete', '00.000000'),
+      ev('d', 'RequestReceived', '05.000000'),
+      ev('g', 'RequestReceived', '05.000000'),
+      'not an audit line',
+      ev('b', 'RequestReceived', '05.000000'),
+      ev('b', 'ResponseStarted', '05.000000', '06.000000'),
+      ev('b', 'ResponseComplete', '05.000000', '07.000000'),
+      ev('d', 'ResponseStarted', '05.000000', '06.000000'),
+      ev('d', 'ResponseComplete', '05.000000', '07.000000'),
+      ev('e', 'RequestReceived', '05.000000'),
+      ev('g', 'ResponseStarted', '05.000000', '06.000000'),
+      ev('f', 'RequestReceived', '05.000000'),
+      ev('f', 'ResponseComplete', '05.000000', '06.000000'),
+      ev('c', 'ResponseComplete', '06.000000'),
+    ]);
+    expect([...r.leftovers.keys()]).toEqual(['e', 'g']);
+    expect(r.leftovers.get('g')!.stage).toBe('ResponseStarted');
+    expect(r.input.duplicateEvents).toBe(0);
+    expect(st.counters.requests).toBe(7); // a, b, d, f, c, and e and g counted open at the end
+  });
+
   it.skipIf(process.env.AUDIT_SCAN_MUTATION === '1')('holds no more earlier stages in a run than the state may: the oldest of 250,001 is evicted, and again', () => {
     // As bounded.test.ts's events one by one, here as lines. Holding w250000 evicts w0 (counted); w0's
     // ResponseStarted then opens it again and evicts w1 (counted). After a line the engine declines (a run ends

@@ -15,7 +15,7 @@ import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
 import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
 import { fingerprintAdd, fingerprintAddSecond, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
-import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
+import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, OPEN_NONE, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
 import { latencyAddBucket, latencyEdges } from './latency.js';
 import { LookBack } from './look-back.js';
 import { EMPTY_TAIL, idTailOf, type IdTail } from '../decode/id-keys.js';
@@ -1170,6 +1170,7 @@ export class ScanState {
     const opens = eng.fastOpens();
     for (let o = 0; o < opens; o++) {
       const r = eng.fastOpenAt(o);
+      if (r === OPEN_NONE) continue;
       if (r >= 0) g.pending.delete(eng.auditIDAt(r));
       else {
         const id = eng.auditIDAt(~r);

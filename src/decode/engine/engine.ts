@@ -179,6 +179,9 @@ export interface EngineLine {
   verdict: number;
 }
 
+/** fastOpenAt()'s nothing: a held request the same run completed (assembly/engine.ts OPEN_NONE). */
+export const OPEN_NONE = -0x80000000;
+
 /** Mark bits the host sets on a line's record for the aggregator (slots.ts M_*). */
 export const MARK_COUNT = 1;
 export const MARK_READ = 2;
@@ -432,7 +435,8 @@ export class LineEngine {
   }
 
   /** The k-th change admitRange made to the open requests the caller holds, in record order: a record index r whose
-   * final event completed an open request (drop it), or ~r for an earlier stage to hold (auditIDAt, eventAt). */
+   * final event completed an open request (drop it), ~r for an earlier stage to hold (auditIDAt, eventAt), or
+   * OPEN_NONE (a hold struck out: its request completed in the same run). */
   fastOpenAt(k: number): number {
     return this.i32[this.opensAt + k]!;
   }

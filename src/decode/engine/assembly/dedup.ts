@@ -9,8 +9,8 @@
 // stage whose ID is RECENT comes after its final one (DROP); else it is PENDING (HOLD). The host forgets a
 // PENDING ID it evicts (dedupForget).
 //
-// Memory: entries of 64 bytes (one cache line: hash, length, state and kind, and the ID's bytes inline when they fit
-// in INLINE, else a pointer to a block of their own) in a pool with a free list; a table of (hash, entry) pairs
+// Memory: entries of 64 bytes (one cache line: hash, length, state and kind, the ID's bytes inline when they fit
+// in INLINE, else a pointer to a block of their own, and where admitFast listed its hold: run and place) in a pool with a free list; a table of (hash, entry) pairs
 // (linear probing on the hash, deletion by backward shift, at most half full), so that a probe reads no entry
 // until a hash matches; blocks of 16 << k bytes with a free list per size for IDs too long to sit inline; a ring of
 // u32 entry indices per state. All of it grows with the IDs a segment holds at once (at most recentCap + the host's
@@ -22,7 +22,9 @@ import { grow, hashBytes, bytesEqual } from './mem';
 const NONE: u32 = 0xffffffff;
 const RECENT: u32 = 1;
 const PENDING: u32 = 2;
-const INLINE: u32 = 48; // ID bytes kept in the entry itself
+const INLINE: u32 = 40; // ID bytes kept in the entry itself (at 16; a UUID is 36)
+const E_RUN: u32 = 56; // the admitFast run that listed the entry's hold (0: none), and its place in that run's list
+const E_SLOT: u32 = 60;
 
 // verdicts (scan-state.ts Admit, through LineEngine)
 export const V_DROP: u32 = 0;
@@ -30,7 +32,7 @@ export const V_NEW: u32 = 1; // a final stage, counted now
 export const V_WAS_PENDING: u32 = 2; // a final stage whose earlier stage the host holds: it drops that one
 export const V_HOLD: u32 = 3; // an earlier stage: the host holds it
 
-let ENT: usize = 0; // entries: hash u32, length u32, state << 2 | kind u32 (0: free), block u32 (free: next free), bytes
+let ENT: usize = 0; // entries: hash u32, length u32, state << 2 | kind u32 (0: free), block u32 (free: next free), bytes, run u32, slot u32
 let ENT_CAP: u32 = 0;
 let ENT_TOP: u32 = 0;
 let ENT_FREE: u32 = NONE;
@@ -126,6 +128,7 @@ function newEntry(h: u32, s: u32, p: usize, n: u32, kind: u32): u32 {
   store<u32>(a, h);
   store<u32>(a, n, 4);
   store<u32>(a, (s << 2) | kind, 8);
+  store<u32>(a, 0, E_RUN);
   if (n <= INLINE) memory.copy(a + 16, p, n);
   else {
     const b = allocBytes(n);
@@ -267,6 +270,8 @@ export function dedupAdmit(s: u32, p: usize, n: u32, terminal: bool): u32 {
     const a = entry(e);
     const m = load<u32>(a, 8);
     if ((m & 3) == RECENT) return V_DROP;
+    LAST = e;
+    LAST_NEW = false;
     if (!terminal) return V_HOLD;
     store<u32>(a, (m & ~3) | RECENT, 8);
     ringMakeRoom(s);
@@ -274,7 +279,10 @@ export function dedupAdmit(s: u32, p: usize, n: u32, terminal: bool): u32 {
     return V_WAS_PENDING;
   }
   if (!terminal) {
-    addEntry(h, newEntry(h, s, p, n, PENDING));
+    const ne = newEntry(h, s, p, n, PENDING);
+    addEntry(h, ne);
+    LAST = ne;
+    LAST_NEW = true;
     return V_HOLD;
   }
   // The full ring's oldest goes first, so that the new entry takes its place in the pool while it is in cache.
@@ -283,6 +291,29 @@ export function dedupAdmit(s: u32, p: usize, n: u32, terminal: bool): u32 {
   addEntry(h, ne);
   ringPut(s, ne);
   return V_NEW;
+}
+
+// The entry of dedupAdmit's last V_HOLD or V_WAS_PENDING, and whether that hold made it (an ID not held before).
+let LAST: u32 = NONE;
+let LAST_NEW = false;
+
+/** Whether dedupAdmit's last hold (V_HOLD) made its entry. */
+@inline export function lastHoldNew(): bool {
+  return LAST_NEW;
+}
+/** The admitFast run that listed the hold of dedupAdmit's last entry (V_HOLD, V_WAS_PENDING), 0 when none. */
+@inline export function lastHoldRun(): u32 {
+  return load<u32>(entry(LAST), E_RUN);
+}
+/** Where in that run's list. */
+@inline export function lastHoldSlot(): u32 {
+  return load<u32>(entry(LAST), E_SLOT);
+}
+/** admitFast listed the hold of dedupAdmit's last entry in run `run`, at `slot`. */
+@inline export function setLastHold(run: u32, slot: u32): void {
+  const a = entry(LAST);
+  store<u32>(a, run, E_RUN);
+  store<u32>(a, slot, E_SLOT);
 }
 
 @inline function addEntry(h: u32, e: u32): void {

@@ -13,7 +13,7 @@
 // ---- regions (set by init) ----------------------------------------------------------------------------
 import { slotsLayout, slotsInit, latencyEdgesPtr, latencyMax, R_MARK, fingerprintOn } from './slots';
 import { grow, heapReset, hashBytes, bytesEqual } from './mem';
-import { dedupAdmit, V_DROP, V_HOLD, V_NEW, V_WAS_PENDING } from './dedup';
+import { dedupAdmit, lastHoldNew, lastHoldRun, lastHoldSlot, setLastHold, V_DROP, V_HOLD, V_NEW, V_WAS_PENDING } from './dedup';
 export { dedupOpen, dedupClose, dedupAdmit, dedupForget, dedupTail, dedupTailPtr, dedupKey, dedupLive } from './dedup';
 export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords, slotsFingerprint, fpHash, fpHash1, fpHash2 } from './slots';
 
@@ -1785,10 +1785,17 @@ let fastVerdict: i32 = -1;
 let fastDups: u32 = 0;
 let OPENS: usize = 0; // admitFast: what changed in the requests the host holds open, in record order
 let openCount: u32 = 0;
+let runSeq: u32 = 0; // admitFast's calls, numbered from 1 (dedup.ts keeps, per open request, the run that listed it)
+const OPEN_NONE: i32 = i32.MIN_VALUE;
 
 /** What admitFast() changed in the open requests the host holds (ScanState's pending), in record order, at
  * fastOpensPtr(), fastOpensLen() of them, an i32 each: a record index r, a final event that completed an open
- * request (the host drops the held one); ~r, an earlier stage the host holds (its event, under its auditID). */
+ * request (the host drops the held one); ~r, an earlier stage the host holds (its event, under its auditID);
+ * i32.MIN_VALUE, nothing. A request held and completed in one run is not the host's business: its hold is
+ * struck out (nothing) and its completion not listed. Holding it would put it last in the host's open requests,
+ * and dropping it take it out again, with no eviction between (a run holds no more than there is room for): the
+ * other open requests keep their order. A hold listed again in the run (a later earlier stage: the host moves it
+ * last) strikes out the one before. */
 export function fastOpensPtr(): usize {
   return OPENS;
 }
@@ -1820,6 +1827,7 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
   fastVerdict = -1;
   fastDups = 0;
   openCount = 0;
+  runSeq++;
   if (OPENS == 0) OPENS = grow(<usize>OUT_CAP << 2);
   // the segment's first event is the host's: timeOf() sets when the segment began from it
   if (isNaN(startMs)) return from;
@@ -1841,6 +1849,9 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
       // an earlier stage: held open (V_HOLD), or dropped when its final stage came first (V_DROP)
       if (held >= room) return i;
       if (dedupAdmit(state, idAt, idLen, false) == V_HOLD) {
+        // (held before this run, by the host or an earlier run: listed as it is)
+        if (!lastHoldNew() && lastHoldRun() == runSeq) store<i32>(OPENS + (<usize>lastHoldSlot() << 2), OPEN_NONE);
+        if (lastHoldNew() || lastHoldRun() == runSeq) setLastHold(runSeq, openCount);
         store<i32>(OPENS + (<usize>(openCount++) << 2), ~(<i32>i));
         held++;
       }
@@ -1861,7 +1872,10 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
       return i;
     }
     store<i32>(r + (<usize>R_MARK << 2), bits);
-    if (v == V_WAS_PENDING) store<i32>(OPENS + (<usize>(openCount++) << 2), <i32>i);
+    if (v == V_WAS_PENDING) {
+      if (lastHoldRun() == runSeq) store<i32>(OPENS + (<usize>lastHoldSlot() << 2), OPEN_NONE);
+      else store<i32>(OPENS + (<usize>(openCount++) << 2), <i32>i);
+    }
   }
   return n;
 }
