@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT, auditLine, runCli } from './support.js';
 
@@ -77,6 +78,22 @@ describe('safety of the file', () => {
     expect(r.code).toBe(0);
     const [{ n }] = (await sql(f, 'SELECT count(*) AS n FROM requests')) as any;
     expect(n).toBe(6);
+  });
+
+  it('says how many of an input\'s requests the store held already (the same log again, gzipped)', async () => {
+    const f = db();
+    const p = join(dir, 'again.log');
+    const lines = [1, 2, 3].map((i) => auditLine({ auditID: `again-${i}`, requestURI: '/api/v1/namespaces/a/pods', requestReceivedTimestamp: `2026-01-01T00:00:0${i}.000000Z`, stageTimestamp: `2026-01-01T00:00:0${i}.010000Z` }));
+    writeFileSync(p, lines.join('\n') + '\n');
+    writeFileSync(p + '.gz', gzipSync(readFileSync(p)));
+    const first = await runCli(['load', '--db', f, p]);
+    expect(first.stderr).toContain('again.log: loaded 3 requests and 0 etcd reads');
+    writeFileSync(p, [...lines, auditLine({ auditID: 'again-4', requestURI: '/api/v1/namespaces/a/pods', requestReceivedTimestamp: '2026-01-01T00:00:04.000000Z', stageTimestamp: '2026-01-01T00:00:04.010000Z' })].join('\n') + '\n');
+    const second = await runCli(['load', '--db', f, p + '.gz', p]);
+    expect(second.stderr).toContain('again.log.gz: loaded 3 requests (3 of them already in the store) and 0 etcd reads');
+    expect(second.stderr).toContain('again.log: loaded 4 requests (3 of them already in the store) and 0 etcd reads');
+    const [{ n }] = (await sql(f, 'SELECT count(*) AS n FROM requests')) as any;
+    expect(n).toBe(4);
   });
 
   it('loading the same input twice does not double-count it', async () => {

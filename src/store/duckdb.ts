@@ -373,10 +373,10 @@ export async function loadSource(
   src: Source,
   read: (state: ScanState) => Promise<void>,
   etcdPrefix: string | null,
-): Promise<{ status: 'loaded' | 'already loaded'; requests: number; etcdReads: number; skippedLines: number }> {
+): Promise<{ status: 'loaded' | 'already loaded'; requests: number; added: number; etcdReads: number; skippedLines: number }> {
   const id = (await inputIdentity(src)) ?? `stdin:${Date.now()}`;
   const seen = await store.query(`SELECT count(*) FROM inputs WHERE input_id = '${id.replace(/'/g, "''")}'`);
-  if (Number(seen.rows[0]![0]) > 0) return { status: 'already loaded', requests: 0, etcdReads: 0, skippedLines: 0 };
+  if (Number(seen.rows[0]![0]) > 0) return { status: 'already loaded', requests: 0, added: 0, etcdReads: 0, skippedLines: 0 };
   let inTransaction = false;
   // The memory limit is most of `load`'s peak: the insert of the staged rows fills DuckDB's buffer pool to it (256 MB
   // over the 90 the process had before, measured), on top of the scan's own 175 MB. 192 MB, not open()'s 256: the
@@ -425,11 +425,12 @@ export async function loadSource(
     // sorted all columns at once and ran out of the 384 MB limit on a 1 GB log with RequestResponse bodies; the
     // window now sorts only the auditIDs staged more than once, which a scan's dedup leaves none of.
     const twice = 'SELECT audit_id FROM stage_requests GROUP BY audit_id HAVING count(*) > 1';
-    await store.con.run(`INSERT INTO requests SELECT s.* FROM stage_requests s ANTI JOIN requests r ON r.audit_id = s.audit_id
+    const once = await store.con.run(`INSERT INTO requests SELECT s.* FROM stage_requests s ANTI JOIN requests r ON r.audit_id = s.audit_id
       WHERE s.audit_id NOT IN (${twice})`);
-    await store.con.run(`INSERT INTO requests SELECT s.* FROM stage_requests s ANTI JOIN requests r ON r.audit_id = s.audit_id
+    const more = await store.con.run(`INSERT INTO requests SELECT s.* FROM stage_requests s ANTI JOIN requests r ON r.audit_id = s.audit_id
       WHERE s.audit_id IN (${twice})
       QUALIFY row_number() OVER (PARTITION BY s.audit_id ORDER BY s.received_at) = 1`);
+    const added = once.rowsChanged + more.rowsChanged;
     await store.con.run('INSERT INTO etcd_ranges SELECT * FROM stage_etcd');
     await store.con.run('DROP TABLE stage_requests');
     await store.con.run('DROP TABLE stage_etcd');
@@ -450,7 +451,7 @@ export async function loadSource(
     await store.con.run('COMMIT');
     inTransaction = false;
     if (inp?.error) throw new InputError(`${src.name}: ${inp.error}`);
-    return { status: 'loaded', requests, etcdReads, skippedLines: inp?.skippedLines ?? 0 };
+    return { status: 'loaded', requests, added, etcdReads, skippedLines: inp?.skippedLines ?? 0 };
   } catch (err) {
     if (inTransaction) {
       try {

@@ -115,7 +115,7 @@ export async function runStoreCommand(argv: string[], io: StoreIO): Promise<numb
           io.err(
             r.status === 'already loaded'
               ? `audit-scan: ${safeText(src.name)}: already loaded, skipped\n`
-              : `audit-scan: ${safeText(src.name)}: loaded ${plural(r.requests, 'request')} and ${plural(r.etcdReads, 'etcd read')}${r.skippedLines > 0 ? ` (${plural(r.skippedLines, 'line')} skipped)` : ''}\n`,
+              : `audit-scan: ${safeText(src.name)}: loaded ${plural(r.requests, 'request')}${r.added < r.requests ? ` (${formatCount(r.requests - r.added)} of them already in the store)` : ''} and ${plural(r.etcdReads, 'etcd read')}${r.skippedLines > 0 ? ` (${plural(r.skippedLines, 'line')} skipped)` : ''}\n`,
           );
         } catch (err) {
           if (err instanceof InterruptedError || io.signal?.aborted) throw err instanceof InterruptedError ? err : new InterruptedError(`${src.name}: interrupted; not loaded (inputs loaded before it are kept)`);
