@@ -10,7 +10,8 @@
 // PENDING ID it evicts (dedupForget).
 //
 // Memory: entries of 64 bytes (one cache line: hash, length, state and kind, the ID's bytes inline when they fit
-// in INLINE, else a pointer to a block of their own, and where admitFast listed its hold: run and place) in a pool with a free list; a table of (hash, entry) pairs
+// in INLINE, else a pointer to a block of their own, and the run and place where admitFast listed its hold) in a
+// pool with a free list; a table of (hash, entry) pairs
 // (linear probing on the hash, deletion by backward shift, at most half full), so that a probe reads no entry
 // until a hash matches; blocks of 16 << k bytes with a free list per size for IDs too long to sit inline; a ring of
 // u32 entry indices per state. All of it grows with the IDs a segment holds at once (at most recentCap + the host's
@@ -32,7 +33,8 @@ export const V_NEW: u32 = 1; // a final stage, counted now
 export const V_WAS_PENDING: u32 = 2; // a final stage whose earlier stage the host holds: it drops that one
 export const V_HOLD: u32 = 3; // an earlier stage: the host holds it
 
-let ENT: usize = 0; // entries: hash u32, length u32, state << 2 | kind u32 (0: free), block u32 (free: next free), bytes, run u32, slot u32
+// entries: hash u32, length u32, state << 2 | kind u32 (0: free), block u32 (free: next free), bytes, run u32, slot u32
+let ENT: usize = 0;
 let ENT_CAP: u32 = 0;
 let ENT_TOP: u32 = 0;
 let ENT_FREE: u32 = NONE;

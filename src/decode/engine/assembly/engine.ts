@@ -1849,7 +1849,8 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
       // an earlier stage: held open (V_HOLD), or dropped when its final stage came first (V_DROP)
       if (held >= room) return i;
       if (dedupAdmit(state, idAt, idLen, false) == V_HOLD) {
-        // (held before this run, by the host or an earlier run: listed as it is)
+        // A new open request, or one this run listed already (its place struck out), is remembered at this place;
+        // one held before this run (by the host, or an earlier run) is listed and no more: the host holds it.
         if (!lastHoldNew() && lastHoldRun() == runSeq) store<i32>(OPENS + (<usize>lastHoldSlot() << 2), OPEN_NONE);
         if (lastHoldNew() || lastHoldRun() == runSeq) setLastHold(runSeq, openCount);
         store<i32>(OPENS + (<usize>(openCount++) << 2), ~(<i32>i));
@@ -1873,6 +1874,7 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
     }
     store<i32>(r + (<usize>R_MARK << 2), bits);
     if (v == V_WAS_PENDING) {
+      // held in this run: its hold struck out, nothing for the host; held before: the host drops it
       if (lastHoldRun() == runSeq) store<i32>(OPENS + (<usize>lastHoldSlot() << 2), OPEN_NONE);
       else store<i32>(OPENS + (<usize>(openCount++) << 2), <i32>i);
     }
