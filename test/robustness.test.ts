@@ -3,6 +3,7 @@
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { auditLine, runCli } from './support.js';
 import type { ScanReport } from '../src/analyze/report.js';
@@ -58,6 +59,21 @@ describe('bad-input catalogue', () => {
     const f = join(dir, 'big-line.log');
     writeFileSync(f, auditLine({ auditID: 'big', userAgent: 'x'.repeat(5 << 20) }) + '\n' + auditLine({ auditID: 'after' }) + '\n');
     await check([f], { lines: 2, auditEvents: 2, skippedLines: 0, requests: 2, code: 0 });
+  });
+
+  it('14 a gzip followed by bytes that are not gzip: its lines are read but for at most 1 MB before the garbage', async () => {
+    // zlib fails in the call that reaches the garbage and drops that call's output, one chunk of 1 MB at most
+    // (src/input/sources.ts readBytes), however the compressed bytes were sliced
+    const lines = Array.from({ length: 20_000 }, (_, i) => auditLine({ auditID: `tg-${i}`, requestURI: `/api/v1/namespaces/a/pods?limit=${i}` }));
+    const f = join(dir, 'trailing-junk.log.gz');
+    writeFileSync(f, Buffer.concat([gzipSync(lines.join('\n') + '\n'), Buffer.from('not gzip at all, appended by a broken rotation')]));
+    const r = await runCli(['-o', 'json', '-j', '1', f]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('trailing data after the gzip stream (incorrect header check); up to 1 MB of the lines just before it may be missing');
+    const read = (JSON.parse(r.stdout) as ScanReport).totals.requests;
+    const shortest = Math.min(...lines.map((l) => l.length + 1));
+    expect(read).toBeLessThanOrEqual(20_000);
+    expect(read).toBeGreaterThanOrEqual(20_000 - Math.ceil((1 << 20) / shortest) - 1);
   });
 
   it('16 a directory containing a symlink loop', async () => {
