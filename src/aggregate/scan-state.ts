@@ -1181,21 +1181,11 @@ export class ScanState {
     return j;
   }
 
-  /** timeOf() for the admitted lines i..j-1 of the engine's batch, which name no apiserver: the same steps in the
-   * same order, with the input's span and the segment's times kept in locals for the run, and the sketch taken a
-   * run of one bucket at a time (a bucket that exists takes no fit(), so the cell's count, earliest and latest
-   * come out as line by line). */
+  /** timeOf() for the admitted lines i..j-1 of the engine's batch, which name no apiserver, with the input's sketch
+   * taken a run of one bucket at a time: a bucket that exists takes no fit(), so the cell's count, earliest and
+   * latest come out as line by line. */
   private timeRun(g: Segment, eng: LineEngine, i: number, j: number): void {
-    const inp = g.input;
-    const sk = inp.sketch;
-    const minGap = candidateMinMs(this.timeOptions.gapMs);
-    const spacing = g.spacing;
-    const headTimes = g.headTimes;
-    let firstMs = inp.firstMs;
-    let lastMs = inp.lastMs;
-    let lastT = g.lastT;
-    if (g.startMs === null) g.startMs = eng.stageMsAt(i);
-    if (g.firstT === null) g.firstT = eng.stageMsAt(i);
+    const sk = g.input.sketch;
     let r = i;
     while (r < j) {
       const first = eng.stageMsAt(r);
@@ -1205,20 +1195,7 @@ export class ScanState {
       // (the cell sketchAdd made or found, at the width it left: a fit() merges whole buckets)
       const cell = sk.buckets.get(idx);
       for (let t = first; ; ) {
-        if (firstMs === null || t < firstMs) firstMs = t;
-        if (lastMs === null || t > lastMs) lastMs = t;
-        const inHead = headTimes.length < HEAD_TIMES;
-        if (inHead) headTimes.push(t);
-        else g.headDropped = true;
-        if (lastT !== null) {
-          const inc = t - lastT;
-          addSpacing(spacing, inc > 0 ? inc : 0);
-          if (inc >= minGap) {
-            if (inHead) g.headGaps.push([lastT, t]);
-            else pushGap(g.gaps, lastT, t);
-          }
-        }
-        if (lastT === null || t > lastT) lastT = t;
+        this.timeBesideSketch(g, t, undefined);
         if (++r === j) break;
         t = eng.stageMsAt(r);
         if (cell === undefined || Math.floor(t / w) !== idx) break;
@@ -1227,9 +1204,6 @@ export class ScanState {
         if (t > cell[2]) cell[2] = t;
       }
     }
-    inp.firstMs = firstMs;
-    inp.lastMs = lastMs;
-    g.lastT = lastT;
   }
 
   /** Whether this state's engine lines can be counted by the compiled aggregator: not when each request must be
@@ -1415,8 +1389,13 @@ export class ScanState {
   /** An event's time into its segment's timing: the input's span and sketch, the segment's first events, spacing
    * and gaps, and a named apiserver's own. */
   private timeOf(g: Segment, t: number, apiserver: string | undefined): void {
-    this.touchTime(g.input, t);
     sketchAdd(g.input.sketch, t);
+    this.timeBesideSketch(g, t, apiserver);
+  }
+
+  /** timeOf() but for the input's sketch. */
+  private timeBesideSketch(g: Segment, t: number, apiserver: string | undefined): void {
+    this.touchTime(g.input, t);
     if (g.startMs === null) g.startMs = t;
     const minGap = candidateMinMs(this.timeOptions.gapMs);
     const inHead = g.headTimes.length < HEAD_TIMES;

@@ -1851,8 +1851,9 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
       if (dedupAdmit(state, idAt, idLen, false) == V_HOLD) {
         // A new open request, or one this run listed already (its place struck out), is remembered at this place;
         // one held before this run (by the host, or an earlier run) is listed and no more: the host holds it.
-        if (!lastHoldNew() && lastHoldRun() == runSeq) store<i32>(OPENS + (<usize>lastHoldSlot() << 2), OPEN_NONE);
-        if (lastHoldNew() || lastHoldRun() == runSeq) setLastHold(runSeq, openCount);
+        const again = lastHoldRun() == runSeq; // (a new entry's run is 0)
+        if (again) store<i32>(OPENS + (<usize>lastHoldSlot() << 2), OPEN_NONE);
+        if (again || lastHoldNew()) setLastHold(runSeq, openCount);
         store<i32>(OPENS + (<usize>(openCount++) << 2), ~(<i32>i));
         held++;
       }
