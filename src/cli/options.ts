@@ -36,7 +36,7 @@ export const SCAN_OPTIONS: OptionSpec[] = [
   { flags: '--window <duration>', description: 'with --follow: the recent stretch of log time the live figures cover', default: '5m' },
   { flags: '--bucket <duration>', description: 'time bucket for rates, storms and the timeline', default: '1s' },
   { flags: '--gap <duration>', description: 'a pause this long in one apiserver’s audit stream is a gap (restart or log loss); default: 100× the input’s median spacing, at least 5s' },
-  { flags: '-j, --threads <n>', description: 'worker threads for files over 32 MB and for gzip/stdin streams (1 = none); results do not depend on it', default: 'auto' },
+  { flags: '-j, --threads <n>', description: 'threads for files over 32 MB and for gzip/stdin streams (1 = this one; a gzip over 1 MB also inflates on one of its own); results do not depend on it', default: 'auto' },
   { flags: '--max-groups <n>', description: 'most client groups kept; past it the smallest are folded into one "other" count (bounded memory)', default: '50000' },
   { flags: '--redact', description: 'replace usernames and namespaces with stable pseudonyms (HMAC), to share a report outside the company' },
   { flags: '--redact-key <key>', description: 'key for --redact, so two reports use the same pseudonyms (default: random per run)' },

@@ -5,6 +5,7 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
+import { inflateOffThread } from './inflate-thread.js';
 
 /** One input to read. */
 export interface Source {
@@ -109,8 +110,20 @@ export function openRaw(src: Source, stdin: Readable): Readable {
   return src.path === null ? stdin : createReadStream(src.path, { highWaterMark: 1 << 20 });
 }
 
-/** Yields a source's decoded bytes: gunzipped when the first two bytes are gzip's magic. Multi-member gzip works. */
-export async function* readBytes(raw: Readable, onGzip: () => void): AsyncGenerator<Buffer> {
+/** gzip streams of at least this many compressed bytes (about 13 MB of audit lines) are inflated on a thread of
+ * their own (src/input/inflate-thread.ts); a shorter one, in a directory of small rotated files say, does not pay
+ * for the thread's start (about 30 ms) and is inflated by zlib from this thread. */
+export const INFLATE_THREAD_MIN_BYTES = 1 << 20;
+/** The threshold, lowered by AUDIT_SCAN_INFLATE_MIN_BYTES (tests put small files through the thread). */
+function inflateThreadMin(): number {
+  const v = Number(process.env.AUDIT_SCAN_INFLATE_MIN_BYTES);
+  return process.env.AUDIT_SCAN_INFLATE_MIN_BYTES !== undefined && Number.isFinite(v) && v >= 0 ? v : INFLATE_THREAD_MIN_BYTES;
+}
+
+/** Yields a source's decoded bytes: gunzipped when the first two bytes are gzip's magic. Multi-member gzip works.
+ * `owned`: the stream's chunks are this reader's (a file opened by openRaw), so gzip data is handed to the inflate
+ * thread without a copy; a stream from elsewhere (stdin, a caller's) may hold on to its buffers. */
+export async function* readBytes(raw: Readable, onGzip: () => void, owned = false, threadMin = inflateThreadMin()): AsyncGenerator<Buffer> {
   const it = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let first = await it.next();
   // Make sure two bytes are available for the magic check.
@@ -123,6 +136,23 @@ export async function* readBytes(raw: Readable, onGzip: () => void): AsyncGenera
   const head = first.value as Buffer;
   if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
     onGzip();
+    const lead = [head];
+    let leadBytes = head.length;
+    let short = false;
+    while (leadBytes < threadMin) {
+      const n = await it.next();
+      if (n.done) {
+        short = true;
+        break;
+      }
+      lead.push(n.value);
+      leadBytes += n.value.length;
+    }
+    const start = lead.length === 1 ? head : Buffer.concat(lead, leadBytes);
+    if (!short) {
+      yield* inflateOffThread(start, it, owned);
+      return;
+    }
     const gunzip = createGunzip({ chunkSize: 1 << 20 });
     let fed = 0;
     const feed = async (): Promise<void> => {
@@ -139,7 +169,7 @@ export async function* readBytes(raw: Readable, onGzip: () => void): AsyncGenera
           fed += buf.length;
           for (let i = 0; i < buf.length; i += 1 << 20) await write(buf.subarray(i, Math.min(buf.length, i + (1 << 20))));
         };
-        await feedAll(head);
+        await feedAll(start);
         for (;;) {
           const n = await it.next();
           if (n.done) break;

@@ -251,7 +251,7 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
       const { bytesRead } = await fh.read(head, 0, head.length, 0);
       const h = head.subarray(0, bytesRead);
       if ((h[0] === 0x1f && h[1] === 0x8b) || sniffDocumentMode(h) || sniffCsv(h) !== null) {
-        if (!(h[0] === 0x1f && h[1] === 0x8b)) return false;
+        if (!(h[0] === 0x1f && h[1] === 0x8b) || !workersForGzip(o)) return false;
         await fh.close();
         return readStreamParallel(src, state, o, getPool, failures, minSplit);
       }
@@ -331,19 +331,26 @@ async function readMetadata(src: Source, state: ScanState, o: ReadOptions): Prom
       () => state.addOtherLine(MUST_GATHER_METADATA),
       o.maxLineBytes,
     );
-    for await (const chunk of readBytes(raw, () => {})) splitter.push(chunk);
+    for await (const chunk of readBytes(raw, () => {}, src.path !== null)) splitter.push(chunk);
     splitter.end();
   } finally {
     raw.destroy();
   }
 }
 
-/** A gzip file or stdin: this thread reads (and zlib inflates on the libuv pool); workers parse chunks. */
+/** Whether a gzip stream is cut for scan workers: not at 2 threads, where zlib inflates on one (src/input/
+ * inflate-thread.ts) and this thread scans on the other. Cutting it for two workers as well put four busy threads
+ * on two cores: the 1 GB bench gzip took 1.30 times as long (farm-bench -n 9) as with this thread alone. */
+function workersForGzip(o: ReadOptions): boolean {
+  return (o.threads ?? 1) > 2;
+}
+
+/** A gzip file or stdin: this thread reads (zlib inflates gzip on a thread of its own); workers parse chunks. */
 async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions, getPool: () => Promise<ScanPool>, failures: InputFailure[], minSplit: number): Promise<boolean> {
   const raw = openRaw(src, o.stdin);
   const unhook = destroyOnAbort(raw, o.signal);
   let gzip = false;
-  const gen = readBytes(raw, () => (gzip = true))[Symbol.asyncIterator]();
+  const gen = readBytes(raw, () => (gzip = true), src.path !== null)[Symbol.asyncIterator]();
   const chunkBytes = Math.min(minSplit, STREAM_CHUNK_BYTES);
   // Buffer the start: a stream that ends below minSplit bytes, or holds JSON documents, stays on this thread.
   const head: Buffer[] = [];
@@ -366,7 +373,7 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
     ended = true;
   }
   const first = head.length === 0 ? null : Buffer.concat(head, headBytes);
-  if (ended || first === null || !plainLines(first)) {
+  if (ended || first === null || !plainLines(first) || (gzip && !workersForGzip(o))) {
     await readSingle(src, state, failures, async (inp) => {
       inp.gzip = gzip;
       try {
@@ -735,7 +742,7 @@ async function readOne(src: Source, state: ScanState, o: ReadOptions, onGzip: ()
   const raw = openRaw(src, o.stdin);
   const unhook = destroyOnAbort(raw, o.signal);
   try {
-    await readChunks(src, state, o, readBytes(raw, onGzip), onMode);
+    await readChunks(src, state, o, readBytes(raw, onGzip, src.path !== null), onMode);
   } finally {
     unhook();
     if (src.path !== null) raw.destroy();

@@ -67,6 +67,15 @@ describe('the single-file binary', () => {
     expect(bin.stdout === node.stdout).toBe(true);
   });
 
+  it('inflates gzip on a thread of its own (evaluated, no file to find), with the same answer', async () => {
+    const args = ['-o', 'json', 'fixtures/demo'];
+    const env = { AUDIT_SCAN_INFLATE_MIN_BYTES: '0' };
+    const [bin, node] = await Promise.all([runBinary(args, env), spawnCli(args)]);
+    expect(bin.code).toBe(0);
+    expect(bin.stderr).toBe(node.stderr);
+    expect(bin.stdout === node.stdout).toBe(true);
+  });
+
   it('says that the DuckDB store is not in it, exit 1', async () => {
     const r = await runBinary(['load', '--db', join(tmp, 'x.duckdb'), 'fixtures/demo']);
     expect(r.code).toBe(1);

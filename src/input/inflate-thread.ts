@@ -1,0 +1,211 @@
+/*! gzip inflated on a thread of its own: zlib runs back to back in a small worker while this thread scans.
+ *
+ * Node's zlib streams inflate on the libuv pool, but each next call is started from this thread's event loop (the
+ * callback of the call before). While this thread scans a megabyte of lines, inflate waits for it, and the two took
+ * turns more than they overlapped: a 1 GB gzip scan on one thread left this thread idle 0.65 s of its 2.2 s. In a
+ * worker, whose event loop does nothing else, zlib's callbacks run at once.
+ *
+ * The worker is this file's WORKER_SOURCE, evaluated (no file to find: the same in dist/, a bundle or the single
+ * binary). This thread sends it the compressed bytes as they are read, at most IN_FLIGHT_IN ahead of what zlib has
+ * taken; the worker sends back zlib's output buffers (transferred, not copied) and feeds zlib only while fewer than
+ * OUT_UNREAD of them wait here: memory stays bounded whatever the file's size. Every byte zlib put out before an
+ * error reaches the scan, then the error, as zlib's own (code and message). */
+
+import { Worker } from 'node:worker_threads';
+
+/** Compressed bytes sent and not yet taken by zlib, at most. */
+const IN_FLIGHT_IN = 8 << 20;
+/** zlib's 1 MB output buffers sent and not yet taken here, at most (the worker feeds zlib only below it). */
+const OUT_UNREAD = 4;
+
+/** The worker, CommonJS. zlib's output chunks are slices of a 1 MB buffer it fills and then leaves for a new one:
+ * a buffer is transferred once the slices reach its end; the rest of one at the end or an error, and a chunk in a
+ * buffer of another shape (a future zlib that pools), are copied. */
+const WORKER_SOURCE = `
+'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const { createGunzip } = require('node:zlib');
+const CHUNK = 1 << 20;
+const OUT_UNREAD = ${OUT_UNREAD};
+const gz = createGunzip({ chunkSize: CHUNK });
+const input = [];
+// taken[0]: how many of the buffers sent the scan has taken (it counts them there: a message each cost it 80 us)
+const taken = new Int32Array(workerData);
+let ended = false, writing = false, sent = 0, fed = 0, failed = false, waiting = false;
+let cur = null, curLen = 0;
+function send(ab, len) {
+  sent++;
+  parentPort.postMessage({ t: 'data', ab, len }, [ab]);
+}
+// zlib is done with a buffer once it is full, or once a chunk comes in another: it is transferred
+function flushCur() {
+  if (cur !== null && curLen > 0) send(cur, curLen);
+  cur = null;
+  curLen = 0;
+}
+// at the end or an error zlib may still write into its buffer (its end can come before its flush), so a buffer
+// it has not filled is copied
+function copyCur() {
+  if (cur !== null && curLen > 0) {
+    const copy = new Uint8Array(curLen);
+    copy.set(new Uint8Array(cur, 0, curLen));
+    send(copy.buffer, curLen);
+  }
+  cur = null;
+  curLen = 0;
+}
+gz.on('data', (c) => {
+  const ab = c.buffer;
+  if (ab.byteLength === CHUNK && (cur === ab ? c.byteOffset === curLen : c.byteOffset === 0)) {
+    if (cur !== ab) flushCur();
+    cur = ab;
+    curLen = c.byteOffset + c.length;
+    if (curLen === CHUNK) flushCur();
+    return;
+  }
+  flushCur();
+  const copy = new Uint8Array(c.length);
+  copy.set(c);
+  send(copy.buffer, c.length);
+});
+gz.on('end', () => {
+  copyCur();
+  parentPort.postMessage({ t: 'end', trailing: fed - gz.bytesWritten });
+});
+gz.on('error', (err) => {
+  failed = true;
+  copyCur();
+  parentPort.postMessage({ t: 'error', message: err.message, code: err.code, errno: err.errno });
+});
+function pump() {
+  while (!writing && !failed && input.length > 0) {
+    const seen = Atomics.load(taken, 0);
+    if (sent - seen >= OUT_UNREAD) {
+      if (waiting) return;
+      const w = Atomics.waitAsync(taken, 0, seen);
+      if (!w.async) continue; // taken since the load
+      waiting = true;
+      w.value.then(() => {
+        waiting = false;
+        pump();
+      });
+      return;
+    }
+    const b = input.shift();
+    writing = true;
+    fed += b.length;
+    gz.write(b, () => {
+      writing = false;
+      parentPort.postMessage({ t: 'taken', n: b.length });
+      pump();
+    });
+  }
+  if (!writing && !failed && ended && input.length === 0) {
+    ended = false;
+    gz.end();
+  }
+}
+parentPort.on('message', (m) => {
+  if (m.t === 'in') {
+    // 1 MB slices: zlib drops the output of the call that meets garbage after the stream, one output chunk at most
+    for (let i = 0; i < m.buf.length; i += CHUNK) input.push(m.buf.subarray(i, Math.min(m.buf.length, i + CHUNK)));
+  } else if (m.t === 'end') ended = true;
+  pump();
+});
+`;
+
+/** Yields the inflated bytes of the gzip stream whose first chunk is `head` and whose rest `rest` yields (`owned`:
+ * its chunks are the caller's to give away). Throws zlib's error after the bytes put out before it, or an Error
+ * naming trailing bytes after the last member. */
+export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer>, owned: boolean): AsyncGenerator<Buffer> {
+  const shared = new SharedArrayBuffer(4);
+  const taken = new Int32Array(shared);
+  const w = new Worker(WORKER_SOURCE, { eval: true, workerData: shared });
+  const out: Buffer[] = [];
+  let done = false;
+  let failure: Error | null = null;
+  let wake = null as (() => void) | null;
+  const signal = (): void => {
+    const f = wake;
+    wake = null;
+    f?.();
+  };
+  let inFlight = 0;
+  let pumpWake = null as (() => void) | null;
+  w.on('message', (m: { t: string; ab?: ArrayBuffer; len?: number; n?: number; trailing?: number; message?: string; code?: string; errno?: number }) => {
+    if (m.t === 'data') out.push(Buffer.from(m.ab!, 0, m.len!));
+    else if (m.t === 'taken') {
+      inFlight -= m.n!;
+      const f = pumpWake;
+      pumpWake = null;
+      f?.();
+      return;
+    } else if (m.t === 'end') {
+      if (m.trailing! > 0) failure = new Error(`${m.trailing} bytes of trailing data after the gzip stream were ignored`);
+      done = true;
+    } else if (m.t === 'error') {
+      failure = Object.assign(new Error(m.message), { code: m.code, errno: m.errno });
+      done = true;
+    }
+    signal();
+  });
+  w.on('error', (err) => {
+    failure ??= err;
+    done = true;
+    signal();
+  });
+  let stopped = false;
+  // The compressed side: read ahead, at most IN_FLIGHT_IN bytes zlib has not taken.
+  const feed = async (): Promise<void> => {
+    try {
+      let chunk: Buffer | null = head;
+      while (!stopped) {
+        if (chunk === null) {
+          const n = await rest.next();
+          if (n.done) break;
+          chunk = n.value;
+        }
+        while (inFlight >= IN_FLIGHT_IN && !stopped && !done) await new Promise<void>((r) => (pumpWake = r));
+        if (stopped || done) return;
+        // A read of a file opened here, in a buffer of its own, goes as it is (transferred); a chunk of another's
+        // stream (it may keep it), a view of a bigger buffer (a transfer or a clone would take all of it) or of
+        // Node's pool (which cannot be transferred), as a copy.
+        let buf: Uint8Array = chunk;
+        if (!owned || chunk.byteOffset !== 0 || chunk.buffer.byteLength !== chunk.length || chunk.length < 65536) {
+          buf = new Uint8Array(chunk.length);
+          buf.set(chunk);
+        }
+        inFlight += buf.length;
+        w.postMessage({ t: 'in', buf }, [buf.buffer as ArrayBuffer]);
+        chunk = null;
+      }
+      if (!stopped) w.postMessage({ t: 'end' });
+    } catch (err) {
+      failure ??= err as Error;
+      done = true;
+      signal();
+    }
+  };
+  void feed();
+  try {
+    for (;;) {
+      if (out.length > 0) {
+        const b = out.shift()!;
+        // taken from the queue: the worker may put out more
+        Atomics.add(taken, 0, 1);
+        Atomics.notify(taken, 0);
+        yield b;
+        continue;
+      }
+      if (done) break;
+      await new Promise<void>((r) => (wake = r));
+    }
+    if (failure !== null) throw failure;
+  } finally {
+    stopped = true;
+    const f = pumpWake;
+    pumpWake = null;
+    f?.();
+    await w.terminate();
+  }
+}

@@ -1,0 +1,117 @@
+// gzip inflated on a thread of its own (src/input/inflate-thread.ts), against zlib on this thread (readBytes below
+// its threshold) and zlib's one-shot gunzipSync: the same bytes, the same errors, whatever the reads.
+import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { readBytes } from '../src/input/sources.js';
+import { inflateOffThread } from '../src/input/inflate-thread.js';
+import { mulberry32 } from '../fixtures/prng.mjs';
+
+/** About `mb` MB of audit-like lines that compress about 4:1 (random IDs), so a stream fills many zlib buffers. */
+function lines(mb: number): Buffer {
+  const rand = mulberry32(7);
+  const out: string[] = [];
+  let n = 0;
+  for (let i = 0; n < mb << 20; i++) {
+    const l = `{"auditID":"${Math.floor(rand() * 1e12).toString(36)}-${i}","verb":"list","requestURI":"/api/v1/pods?limit=${Math.floor(rand() * 500)}"}\n`;
+    out.push(l);
+    n += l.length;
+  }
+  return Buffer.from(out.join(''));
+}
+
+/** A stream of `data` in pieces of the sizes given, in turn (each a buffer of its own). */
+function pieces(data: Buffer, sizes: number[]): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = 0, k = 0; at < data.length; k++) {
+    const n = sizes[k % sizes.length]!;
+    out.push(Buffer.from(data.subarray(at, at + n)));
+    at += n;
+  }
+  return out;
+}
+
+/** Everything the reader yields, and the message of the error it ends with (null if none). */
+async function drain(gen: AsyncGenerator<Buffer>): Promise<{ bytes: Buffer; error: string | null; code: string | null }> {
+  const got: Buffer[] = [];
+  try {
+    for await (const b of gen) got.push(Buffer.from(b));
+    return { bytes: Buffer.concat(got), error: null, code: null };
+  } catch (err) {
+    return { bytes: Buffer.concat(got), error: (err as Error).message, code: (err as NodeJS.ErrnoException).code ?? null };
+  }
+}
+
+/** readBytes on the thread (threshold 0) and on this thread (threshold past the input). */
+async function both(data: Buffer, sizes: number[]) {
+  const thread = await drain(readBytes(Readable.from(pieces(data, sizes)), () => {}, false, 0));
+  const here = await drain(readBytes(Readable.from(pieces(data, sizes)), () => {}, false, Number.MAX_SAFE_INTEGER));
+  return { thread, here };
+}
+
+describe('gzip inflated on a thread of its own', () => {
+  const text = lines(6);
+  const gz = gzipSync(text);
+
+  it.each([
+    ['1 MB reads', [1 << 20]],
+    ['odd reads', [1, 70001, 3, 1 << 20, 4096]],
+    ['one read', [gz.length]],
+  ])('gives the bytes gunzipSync gives, read in %s', async (_name, sizes) => {
+    const { thread, here } = await both(gz, sizes);
+    expect(thread.error).toBeNull();
+    expect(thread.bytes.equals(text)).toBe(true);
+    expect(here.bytes.equals(text)).toBe(true);
+  });
+
+  it('reads several members, and a member of nothing', async () => {
+    const multi = Buffer.concat([gzipSync(text.subarray(0, 1_000_000)), gzipSync(Buffer.alloc(0)), gzipSync(text.subarray(1_000_000))]);
+    const { thread } = await both(multi, [65536, 3]);
+    expect(thread.error).toBeNull();
+    expect(thread.bytes.equals(gunzipSync(multi))).toBe(true);
+  });
+
+  it("leaves the caller's buffers whole (they are copied, not transferred, unless owned)", async () => {
+    const chunks = pieces(gz, [1 << 20]);
+    const lengths = chunks.map((c) => c.length);
+    const r = await drain(inflateOffThread(chunks[0]!, Readable.from(chunks.slice(1))[Symbol.asyncIterator](), false));
+    expect(r.bytes.equals(text)).toBe(true);
+    expect(chunks.map((c) => c.length)).toEqual(lengths);
+  });
+
+  it('takes owned reads without a copy, and still gives every byte', async () => {
+    const chunks = pieces(gz, [1 << 20]);
+    const r = await drain(inflateOffThread(chunks[0]!, Readable.from(chunks.slice(1))[Symbol.asyncIterator](), true));
+    expect(r.bytes.equals(text)).toBe(true);
+    // the reads of a full buffer of their own went to the worker: detached here
+    expect(chunks.slice(0, -1).every((c) => c.buffer.byteLength === 0)).toBe(true);
+  });
+
+  it.each([
+    ['cut in the middle', gz.subarray(0, gz.length >> 1)],
+    ['followed by bytes that are not gzip', Buffer.concat([gz, Buffer.from('not gzip at all, appended by a broken rotation')])],
+    ['followed by a few bytes', Buffer.concat([gz, Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 0])])],
+    // zlib ends the stream at the garbage, before its flush writes into its last buffer (a transfer of that buffer
+    // at the end crashed the process: the flush wrote into a detached buffer)
+    ['a short stream followed by bytes that are not gzip', Buffer.concat([gzipSync(text.subarray(0, 5000)), Buffer.from('\0\0GARBAGE')])],
+    ['a one-line stream followed by bytes that are not gzip', Buffer.concat([gzipSync(text.subarray(0, text.indexOf(10) + 1)), Buffer.from('\0\0GARBAGE')])],
+    ['corrupt in the middle', Buffer.concat([gz.subarray(0, 400_000), Buffer.alloc(5000, 0x55), gz.subarray(405_000)])],
+  ])('fails as zlib on this thread does when %s: the same bytes before the same error', async (_name, data) => {
+    const { thread, here } = await both(data, [1 << 20]);
+    expect(thread.error).not.toBeNull();
+    expect(thread.error).toBe(here.error);
+    expect(thread.code).toBe(here.code);
+    expect(thread.bytes.equals(here.bytes)).toBe(true);
+    // what came before the error is the start of the text
+    expect(text.subarray(0, thread.bytes.length).equals(thread.bytes)).toBe(true);
+  });
+
+  it('stops the worker when the reader stops early, and the next read works', async () => {
+    const gen = readBytes(Readable.from(pieces(gz, [1 << 20])), () => {}, false, 0);
+    const first = await gen.next();
+    expect(first.done).toBe(false);
+    await gen.return(undefined);
+    const again = await drain(readBytes(Readable.from(pieces(gz, [1 << 20])), () => {}, false, 0));
+    expect(again.bytes.equals(text)).toBe(true);
+  });
+});
