@@ -2,7 +2,7 @@
 // its threshold) and zlib's one-shot gunzipSync: the same bytes, the same errors, whatever the reads.
 import { describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { createGzip, gunzipSync, gzipSync } from 'node:zlib';
 import { readBytes } from '../src/input/sources.js';
 import { inflateOffThread } from '../src/input/inflate-thread.js';
 import { mulberry32 } from '../fixtures/prng.mjs';
@@ -104,6 +104,32 @@ describe('gzip inflated on a thread of its own', () => {
     expect(thread.bytes.equals(here.bytes)).toBe(true);
     // what came before the error is the start of the text
     expect(text.subarray(0, thread.bytes.length).equals(thread.bytes)).toBe(true);
+  });
+
+  it('holds a few MB when the scan is slow, however well the stream compresses (64 MB in 0.3 MB of gzip)', async () => {
+    const line = Buffer.from(text.subarray(0, text.indexOf(10) + 1));
+    const block = Buffer.concat(Array.from({ length: Math.ceil((1 << 20) / line.length) }, () => line));
+    // compressed a block at a time, so that no 64 MB buffer is garbage here while memory is measured
+    const z = createGzip({ level: 1 });
+    const parts: Buffer[] = [];
+    z.on('data', (c: Buffer) => parts.push(c));
+    const finished = new Promise((r) => z.on('end', r));
+    for (let i = 0; i < 64; i++) z.write(block);
+    z.end();
+    await finished;
+    const big = Buffer.concat(parts);
+    expect(big.length).toBeLessThan(1 << 20); // one write of zlib's holds it all
+    const seen = { mostWaiting: 0 };
+    const gen = inflateOffThread(big, Readable.from([])[Symbol.asyncIterator](), false, seen);
+    const first = await gen.next();
+    expect(first.done).toBe(false);
+    // a scan busy elsewhere: the worker may inflate meanwhile, but only up to its few buffers
+    await new Promise((r) => setTimeout(r, 400));
+    expect(seen.mostWaiting).toBeGreaterThan(0);
+    expect(seen.mostWaiting).toBeLessThanOrEqual(6);
+    let n = first.value!.length;
+    for await (const b of { [Symbol.asyncIterator]: () => gen }) n += b.length;
+    expect(n).toBe(64 * block.length);
   });
 
   it('stops the worker when the reader stops early, and the next read works', async () => {

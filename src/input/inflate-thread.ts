@@ -36,6 +36,30 @@ let cur = null, curLen = 0;
 function send(ab, len) {
   sent++;
   parentPort.postMessage({ t: 'data', ab, len }, [ab]);
+  // A megabyte of gzip can hold a gigabyte of repeated lines: zlib is paused, not just left unfed, until the scan
+  // has taken enough (paused, it stops at its next buffer, and what it holds comes out first on resume).
+  if (sent - Atomics.load(taken, 0) >= OUT_UNREAD && !gz.isPaused()) {
+    gz.pause();
+    waitRoom();
+  }
+}
+// Once fewer than OUT_UNREAD buffers wait for the scan: zlib resumed, and fed.
+function waitRoom() {
+  if (waiting) return;
+  for (;;) {
+    const seen = Atomics.load(taken, 0);
+    if (sent - seen < OUT_UNREAD) break;
+    const w = Atomics.waitAsync(taken, 0, seen);
+    if (!w.async) continue; // taken since the load
+    waiting = true;
+    w.value.then(() => {
+      waiting = false;
+      waitRoom();
+    });
+    return;
+  }
+  if (gz.isPaused()) gz.resume();
+  pump();
 }
 // zlib is done with a buffer once it is full, or once a chunk comes in another: it is transferred
 function flushCur() {
@@ -79,16 +103,8 @@ gz.on('error', (err) => {
 });
 function pump() {
   while (!writing && !failed && input.length > 0) {
-    const seen = Atomics.load(taken, 0);
-    if (sent - seen >= OUT_UNREAD) {
-      if (waiting) return;
-      const w = Atomics.waitAsync(taken, 0, seen);
-      if (!w.async) continue; // taken since the load
-      waiting = true;
-      w.value.then(() => {
-        waiting = false;
-        pump();
-      });
+    if (sent - Atomics.load(taken, 0) >= OUT_UNREAD || gz.isPaused()) {
+      waitRoom();
       return;
     }
     const b = input.shift();
@@ -116,8 +132,8 @@ parentPort.on('message', (m) => {
 
 /** Yields the inflated bytes of the gzip stream whose first chunk is `head` and whose rest `rest` yields (`owned`:
  * its chunks are the caller's to give away). Throws zlib's error after the bytes put out before it, or an Error
- * naming trailing bytes after the last member. */
-export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer>, owned: boolean): AsyncGenerator<Buffer> {
+ * naming trailing bytes after the last member. `seen.mostWaiting`: the most buffers that waited here at once. */
+export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer>, owned: boolean, seen: { mostWaiting: number } = { mostWaiting: 0 }): AsyncGenerator<Buffer> {
   const shared = new SharedArrayBuffer(4);
   const taken = new Int32Array(shared);
   const w = new Worker(WORKER_SOURCE, { eval: true, workerData: shared });
@@ -133,7 +149,10 @@ export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer
   let inFlight = 0;
   let pumpWake = null as (() => void) | null;
   w.on('message', (m: { t: string; ab?: ArrayBuffer; len?: number; n?: number; trailing?: number; message?: string; code?: string; errno?: number }) => {
-    if (m.t === 'data') out.push(Buffer.from(m.ab!, 0, m.len!));
+    if (m.t === 'data') {
+      out.push(Buffer.from(m.ab!, 0, m.len!));
+      if (out.length > seen.mostWaiting) seen.mostWaiting = out.length;
+    }
     else if (m.t === 'taken') {
       inFlight -= m.n!;
       const f = pumpWake;
