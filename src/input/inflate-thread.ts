@@ -7,15 +7,16 @@
  *
  * The worker is this file's WORKER_SOURCE, evaluated (no file to find: the same in dist/, a bundle or the single
  * binary). This thread sends it the compressed bytes as they are read, at most IN_FLIGHT_IN ahead of what zlib has
- * taken; the worker sends back zlib's output buffers (transferred, not copied) and feeds zlib only while fewer than
- * OUT_UNREAD of them wait here: memory stays bounded whatever the file's size. Every byte zlib put out before an
- * error reaches the scan, then the error, as zlib's own (code and message). */
+ * taken; the worker sends back zlib's output buffers (transferred, not copied) and pauses zlib while OUT_UNREAD of
+ * them wait here (the scan counts what it took in shared memory): memory stays bounded whatever the file's size
+ * and however well it compresses. Every byte zlib put out before an error reaches the scan, then the error, as
+ * zlib's own (code and message). */
 
 import { Worker } from 'node:worker_threads';
 
 /** Compressed bytes sent and not yet taken by zlib, at most. */
 const IN_FLIGHT_IN = 8 << 20;
-/** zlib's 1 MB output buffers sent and not yet taken here, at most (the worker feeds zlib only below it). */
+/** zlib's 1 MB output buffers sent and not yet taken here, at most (the worker pauses zlib at it). */
 const OUT_UNREAD = 4;
 
 /** The worker, CommonJS. zlib's output chunks are slices of a 1 MB buffer it fills and then leaves for a new one:
@@ -152,8 +153,7 @@ export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer
     if (m.t === 'data') {
       out.push(Buffer.from(m.ab!, 0, m.len!));
       if (out.length > seen.mostWaiting) seen.mostWaiting = out.length;
-    }
-    else if (m.t === 'taken') {
+    } else if (m.t === 'taken') {
       inFlight -= m.n!;
       const f = pumpWake;
       pumpWake = null;
