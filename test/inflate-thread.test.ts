@@ -1,7 +1,7 @@
 // gzip inflated on a thread of its own (src/input/inflate-thread.ts), against zlib on this thread (readBytes below
 // its threshold) and zlib's one-shot gunzipSync: the same bytes, the same errors, whatever the reads.
 import { describe, expect, it } from 'vitest';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { createGzip, gunzipSync, gzipSync } from 'node:zlib';
 import { readBytes } from '../src/input/sources.js';
 import { inflateOffThread } from '../src/input/inflate-thread.js';
@@ -130,6 +130,23 @@ describe('gzip inflated on a thread of its own', () => {
     let n = first.value!.length;
     for await (const b of { [Symbol.asyncIterator]: () => gen }) n += b.length;
     expect(n).toBe(64 * block.length);
+  });
+
+  it('with no threshold (--follow on stdin), yields what a live stream has sent, without reading ahead', async () => {
+    const z = createGzip();
+    const sent: Buffer[] = [];
+    z.on('data', (c: Buffer) => sent.push(c));
+    const first = text.subarray(0, text.indexOf(10) + 1);
+    z.write(first);
+    await new Promise<void>((r) => z.flush(r)); // a sync flush: the line can be inflated, the stream goes on
+    const live = new PassThrough();
+    live.write(Buffer.concat(sent));
+    const gen = readBytes(live, () => {}, false, Infinity);
+    const got = await gen.next();
+    expect(got.done).toBe(false);
+    expect(Buffer.from(got.value!).equals(first)).toBe(true);
+    live.destroy();
+    await gen.return(undefined);
   });
 
   it('stops the worker when the reader stops early, and the next read works', async () => {

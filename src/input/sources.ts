@@ -136,20 +136,22 @@ export async function* readBytes(raw: Readable, onGzip: () => void, owned = fals
   const head = first.value as Buffer;
   if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
     onGzip();
+    // Read ahead to the threshold: a stream that ends before it stays on this thread. Infinity: this thread, with
+    // no read-ahead (a live stream, --follow, must not wait for a megabyte).
     const lead = [head];
     let leadBytes = head.length;
-    let short = false;
-    while (leadBytes < threadMin) {
+    let onThread = threadMin === Infinity;
+    while (!onThread && leadBytes < threadMin) {
       const n = await it.next();
       if (n.done) {
-        short = true;
+        onThread = true;
         break;
       }
       lead.push(n.value);
       leadBytes += n.value.length;
     }
     const start = lead.length === 1 ? head : Buffer.concat(lead, leadBytes);
-    if (!short) {
+    if (!onThread) {
       yield* inflateOffThread(start, it, owned);
       return;
     }

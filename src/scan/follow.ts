@@ -97,7 +97,7 @@ export class FollowReader {
     const close = (): void => void raw?.destroy();
     if (raw !== null) this.o.signal.addEventListener('abort', close, { once: true });
     try {
-      const chunks = raw !== null ? readBytes(raw, () => {}) : followFile(f.src.path!, { pollMs: this.o.pollMs, signal: this.o.signal, onEvent: (e) => this.o.onEvent(f.src.name, e) });
+      const chunks = raw !== null ? readBytes(raw, () => {}, false, Infinity) : followFile(f.src.path!, { pollMs: this.o.pollMs, signal: this.o.signal, onEvent: (e) => this.o.onEvent(f.src.name, e) });
       for await (const chunk of chunks) {
         this.push(f, chunk);
         // a stream held back until the consumer has caught up: the queue stays small
