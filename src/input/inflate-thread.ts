@@ -30,35 +30,32 @@ const CHUNK = 1 << 20;
 const OUT_UNREAD = ${OUT_UNREAD};
 const gz = createGunzip({ chunkSize: CHUNK });
 const input = [];
-// taken[0]: how many of the buffers sent the scan has taken (it counts them there: a message each cost it 80 us)
+// taken[0]: how many of the buffers sent the scan has taken (it counts them there: a message each cost it 80 us);
+// taken[1]: while this thread waits for the scan, the count it waits for (sleeps()), else 0
 const taken = new Int32Array(workerData);
-let ended = false, writing = false, sent = 0, fed = 0, failed = false, waiting = false;
+let ended = false, writing = false, sent = 0, fed = 0, failed = false;
 let cur = null, curLen = 0;
 function send(ab, len) {
   sent++;
   parentPort.postMessage({ t: 'data', ab, len }, [ab]);
   // A megabyte of gzip can hold a gigabyte of repeated lines: zlib is paused, not just left unfed, until the scan
   // has taken enough (paused, it stops at its next buffer, and what it holds comes out first on resume).
-  if (sent - Atomics.load(taken, 0) >= OUT_UNREAD && !gz.isPaused()) {
-    gz.pause();
-    waitRoom();
-  }
+  if (!gz.isPaused() && behind() && sleeps()) gz.pause();
 }
-// Once fewer than OUT_UNREAD buffers wait for the scan: zlib resumed, and fed.
-function waitRoom() {
-  if (waiting) return;
-  for (;;) {
-    const seen = Atomics.load(taken, 0);
-    if (sent - seen < OUT_UNREAD) break;
-    const w = Atomics.waitAsync(taken, 0, seen);
-    if (!w.async) continue; // taken since the load
-    waiting = true;
-    w.value.then(() => {
-      waiting = false;
-      waitRoom();
-    });
-    return;
-  }
+const behind = () => sent - Atomics.load(taken, 0) >= OUT_UNREAD;
+// Asleep: taken[1] holds the count the scan must reach (all but OUT_UNREAD / 2 taken), and the scan posts 'room'
+// when it does: a message every other buffer or so, not one a buffer. (Atomics.waitAsync was tried for this: in a
+// worker reading stdin its promise did not settle while the worker's loop had nothing else to do.)
+function sleeps() {
+  const target = sent - (OUT_UNREAD >> 1);
+  Atomics.store(taken, 1, target);
+  if (Atomics.load(taken, 0) < target) return true;
+  Atomics.store(taken, 1, 0);
+  return false;
+}
+// The scan took a buffer while this thread slept: zlib resumed and fed, unless still behind.
+function room() {
+  if (behind() && sleeps()) return;
   if (gz.isPaused()) gz.resume();
   pump();
 }
@@ -104,9 +101,10 @@ gz.on('error', (err) => {
 });
 function pump() {
   while (!writing && !failed && input.length > 0) {
-    if (sent - Atomics.load(taken, 0) >= OUT_UNREAD || gz.isPaused()) {
-      waitRoom();
-      return;
+    if (gz.isPaused()) return; // room() goes on
+    if (behind()) {
+      if (sleeps()) return;
+      continue;
     }
     const b = input.shift();
     writing = true;
@@ -127,6 +125,7 @@ parentPort.on('message', (m) => {
     // 1 MB slices: zlib drops the output of the call that meets garbage after the stream, one output chunk at most
     for (let i = 0; i < m.buf.length; i += CHUNK) input.push(m.buf.subarray(i, Math.min(m.buf.length, i + CHUNK)));
   } else if (m.t === 'end') ended = true;
+  else if (m.t === 'room') return room();
   pump();
 });
 `;
@@ -135,7 +134,7 @@ parentPort.on('message', (m) => {
  * its chunks are the caller's to give away). Throws zlib's error after the bytes put out before it, or an Error
  * naming trailing bytes after the last member. `seen.mostWaiting`: the most buffers that waited here at once. */
 export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer>, owned: boolean, seen: { mostWaiting: number } = { mostWaiting: 0 }): AsyncGenerator<Buffer> {
-  const shared = new SharedArrayBuffer(4);
+  const shared = new SharedArrayBuffer(8);
   const taken = new Int32Array(shared);
   const w = new Worker(WORKER_SOURCE, { eval: true, workerData: shared });
   const out: Buffer[] = [];
@@ -211,8 +210,7 @@ export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer
       if (out.length > 0) {
         const b = out.shift()!;
         // taken from the queue: the worker may put out more
-        Atomics.add(taken, 0, 1);
-        Atomics.notify(taken, 0);
+        tookOne(taken, w);
         yield b;
         continue;
       }
@@ -227,4 +225,11 @@ export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer
     f?.();
     await w.terminate();
   }
+}
+
+/** Counts a buffer taken (taken[0]) and wakes the worker with a message when it sleeps until this count (taken[1]). */
+function tookOne(taken: Int32Array, w: Worker): void {
+  const n = Atomics.add(taken, 0, 1) + 1;
+  const want = Atomics.load(taken, 1);
+  if (want !== 0 && n >= want && Atomics.compareExchange(taken, 1, want, 0) === want) w.postMessage({ t: 'room' });
 }
