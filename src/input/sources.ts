@@ -120,6 +120,22 @@ function inflateThreadMin(): number {
   return process.env.AUDIT_SCAN_INFLATE_MIN_BYTES !== undefined && Number.isFinite(v) && v >= 0 ? v : INFLATE_THREAD_MIN_BYTES;
 }
 
+/** Reads chunks of `it` into `into` until it holds `atLeast` bytes (what it holds already counts); `each` sees each
+ * chunk read. Returns true when the stream ended first. A read that fails throws, with what came before it in
+ * `into`. */
+export async function readAhead(it: AsyncIterator<Buffer>, into: Buffer[], atLeast: number, each?: (b: Buffer) => void): Promise<boolean> {
+  let bytes = 0;
+  for (const b of into) bytes += b.length;
+  while (bytes < atLeast) {
+    const n = await it.next();
+    if (n.done) return true;
+    into.push(n.value);
+    bytes += n.value.length;
+    each?.(n.value);
+  }
+  return false;
+}
+
 /** Yields a source's decoded bytes: gunzipped when the first two bytes are gzip's magic. Multi-member gzip works.
  * `owned`: the stream's chunks are this reader's (a file opened by openRaw), so gzip data is handed to the inflate
  * thread without a copy; a stream from elsewhere (stdin, a caller's) may hold on to its buffers. */
@@ -139,18 +155,8 @@ export async function* readBytes(raw: Readable, onGzip: () => void, owned = fals
     // Read ahead to the threshold: a stream that ends before it stays on this thread. Infinity: this thread, with
     // no read-ahead (a live stream, --follow, must not wait for a megabyte).
     const lead = [head];
-    let leadBytes = head.length;
-    let onThread = threadMin === Infinity;
-    while (!onThread && leadBytes < threadMin) {
-      const n = await it.next();
-      if (n.done) {
-        onThread = true;
-        break;
-      }
-      lead.push(n.value);
-      leadBytes += n.value.length;
-    }
-    const start = lead.length === 1 ? head : Buffer.concat(lead, leadBytes);
+    const onThread = threadMin === Infinity || (await readAhead(it, lead, threadMin));
+    const start = lead.length === 1 ? head : Buffer.concat(lead);
     if (!onThread) {
       yield* inflateOffThread(start, it, owned);
       return;

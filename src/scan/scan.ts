@@ -7,7 +7,7 @@ import { ScanState, type InputStats, type SegmentResult, type SkipListener } fro
 import { createDocumentReader } from '../input/json-document.js';
 import { DEFAULT_MAX_LINE_BYTES, HeldLine, leadingBytes, LineSplitter } from '../input/lines.js';
 import { closeSync, openSync, promises as fsp, readSync } from 'node:fs';
-import { describeFsError, openRaw, readBytes, type Source } from '../input/sources.js';
+import { describeFsError, openRaw, readAhead, readBytes, type Source } from '../input/sources.js';
 import type { LocalLane, ScanPool } from '../parallel/pool.js';
 import { parseTimestampMs } from '../decode/time.js';
 import { logsInsightsColumn } from '../decode/csv.js';
@@ -354,25 +354,15 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
   const chunkBytes = Math.min(minSplit, STREAM_CHUNK_BYTES);
   // Buffer the start: a stream that ends below minSplit bytes, or holds JSON documents, stays on this thread.
   const head: Buffer[] = [];
-  let headBytes = 0;
   let ended = false;
   let readError: unknown = undefined;
   try {
-    while (headBytes < chunkBytes) {
-      const n = await gen.next();
-      if (n.done) {
-        ended = true;
-        break;
-      }
-      head.push(n.value);
-      headBytes += n.value.length;
-      o.onBytes?.(n.value.length);
-    }
+    ended = await readAhead(gen, head, chunkBytes, (b) => o.onBytes?.(b.length));
   } catch (err) {
     readError = err;
     ended = true;
   }
-  const first = head.length === 0 ? null : Buffer.concat(head, headBytes);
+  const first = head.length === 0 ? null : Buffer.concat(head);
   if (ended || first === null || !plainLines(first) || (gzip && !workersForGzip(o))) {
     await readSingle(src, state, failures, async (inp) => {
       inp.gzip = gzip;
