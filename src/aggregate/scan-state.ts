@@ -16,7 +16,7 @@ import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from '.
 import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
 import { fingerprintAdd, fingerprintAddSecond, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
 import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, OPEN_NONE, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine, type Slot, type SlotTables } from '../decode/engine/engine.js';
-import { latencyAddBucket, latencyEdges } from './latency.js';
+import { latencyAddBucket, latencyEdges2000 } from './latency.js';
 import { LookBack } from './look-back.js';
 import { EMPTY_TAIL, idTailOf, type IdTail } from '../decode/id-keys.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
@@ -1739,11 +1739,11 @@ function pairsBySlot(pairs: SlotTables['pairs']): Map<number, number[]> {
   return bySlot;
 }
 
-/** The latency edges of the compiled aggregator (latency.ts latencyEdges), made once: 2,000 buckets past 10 ms
- * reach 10·1.01^1999 ms, about 49 days; a longer latency is counted through countRequest. */
+/** The latency edges of the compiled aggregator (latency.ts latencyEdges2000), made once; a latency past the last
+ * is counted through countRequest. */
 let slotEdges: Float64Array | null = null;
 function slotLatencyEdges(): Float64Array {
-  return (slotEdges ??= latencyEdges(2000));
+  return (slotEdges ??= latencyEdges2000());
 }
 
 /** ScanState.admit's verdicts. */

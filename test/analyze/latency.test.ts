@@ -3,7 +3,8 @@
 // Expected values worked out from the bucket rule: above 10 ms, bucket(ms) = 100 + floor(ln(ms/10) / ln 1.01),
 // and a bucket stands for 10 × 1.01^(bucket − 100 + 0.5).
 import { describe, expect, it } from 'vitest';
-import { bucketValue, latencyAdd, latencyBucket, latencyEdges, latencyFigures, latencyMerge, newLatency, nextDouble } from '../../src/aggregate/latency.js';
+import { bucketValue, latencyAdd, latencyBucket, latencyEdges, latencyEdges2000, latencyFigures, latencyMerge, newLatency, nextDouble } from '../../src/aggregate/latency.js';
+import { LATENCY_EDGES_2000 } from '../../src/aggregate/latency-edges.js';
 
 describe('latencyBucket', () => {
   it.each<[number, number]>([
@@ -128,6 +129,27 @@ describe('latencyEdges: the compiled aggregator buckets as latencyBucket does', 
       u[0]! -= 1n; // the double just below
       expect(latencyBucket(f[0]!)).toBeLessThan(100 + j);
     }
+  });
+  it('the table the scan reads (latency-edges.ts) is latencyEdges(2000), bit for bit (else: node scripts/latency-edges.mjs)', () => {
+    const table = new Float64Array(2000);
+    new Uint8Array(table.buffer).set(Buffer.from(LATENCY_EDGES_2000, 'base64'));
+    expect(Buffer.from(table.buffer)).toEqual(Buffer.from(edges.buffer));
+    expect(Buffer.from(latencyEdges2000().buffer)).toEqual(Buffer.from(edges.buffer));
+  });
+  it.each([
+    // the edges checked: every 7th from 1, and the last
+    ['a checked edge one double too high', 1 + 7 * 71, 1],
+    ['a checked edge one double too low', 1 + 7 * 200, -1],
+    ['the last edge one double too high', 1999, 1],
+    ['the first edge not 10 ms', 0, 1],
+  ])('a table with %s is not used: the edges are made anew', (_, j, step) => {
+    const bad = new Float64Array(edges);
+    bad[j] = nextDouble(bad[j]!, step as 1 | -1);
+    const got = latencyEdges2000(Buffer.from(bad.buffer).toString('base64'));
+    expect(Buffer.from(got.buffer)).toEqual(Buffer.from(edges.buffer));
+  });
+  it('a table of the wrong length is not used', () => {
+    expect(Buffer.from(latencyEdges2000('AAAA').buffer)).toEqual(Buffer.from(edges.buffer));
   });
   it.each([
     // [high word, low word] of x and of the double above it
