@@ -1,3 +1,8 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/cli.bundle.js';
+// The scan worker starts first, when argv names a big plain file (src/cli/prewarm.ts): it boots on the other core
+// while this thread loads the CLI's bundle.
+import { prewarm } from '../dist/cli/prewarm.js';
+
+prewarm(process.argv.slice(2));
+const { main } = await import('../dist/cli/cli.bundle.js');
 main();

@@ -52,10 +52,11 @@ async function bundle(contents, outfile, plugins = []) {
 const workerShim = {
   name: 'sea-worker-threads',
   setup(b) {
-    b.onResolve({ filter: /^node:worker_threads$/ }, (a) => (/parallel[\\/]pool\.js$/.test(a.importer) ? { path: join(ROOT, 'scripts', 'sea-worker-threads.cjs') } : undefined));
+    b.onResolve({ filter: /^node:worker_threads$/ }, (a) => (/parallel[\\/]prewarm\.js$/.test(a.importer) ? { path: join(ROOT, 'scripts', 'sea-worker-threads.cjs') } : undefined));
   },
 };
-await bundle("import { main } from './cli/main.js';\nmain();\n", join(WORK, 'main.cjs'), [workerShim]);
+// the scan worker starts before the CLI runs, as bin/ starts it (src/cli/prewarm.ts)
+await bundle("import { prewarm } from './cli/prewarm.js';\nimport { main } from './cli/main.js';\nprewarm(process.argv.slice(2));\nmain();\n", join(WORK, 'main.cjs'), [workerShim]);
 await bundle("import './parallel/worker.js';\n", join(WORK, 'worker.cjs'));
 
 const config = {

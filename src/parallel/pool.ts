@@ -8,9 +8,10 @@
  * cuts and posts the chunks, and is the busiest thread of the scan. Ranges wait in a queue, and a lane takes the
  * next when it is free, so that the main thread's lane, which also reconciles, is not handed a fixed half. */
 
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { ScanState, SegmentResult, StateSnapshot, TimeOptions } from '../aggregate/scan-state.js';
 import type { FromWorker, ToWorker } from './protocol.js';
+import { startWorker, takeParkedWorker } from './prewarm.js';
 
 /** Chunk buffers kept for reuse (at most QUEUED_CHUNKS a worker are in flight, and a worker hands one back as the
  * main thread fills the next). */
@@ -25,10 +26,6 @@ const RUN_CHUNKS = 16;
 /** Chunks a worker may have queued: about half a run, so that the worker not being fed has work while the other's
  * run is cut. */
 const QUEUED_CHUNKS = 4;
-
-// Always the compiled worker, bundled (scripts/bundle.mjs: one file to load, not the worker's ~60 modules): from
-// src/ (tests), from dist/ and from the CLI's bundle in dist/cli/ this resolves to dist/parallel/worker.bundle.js.
-const WORKER_URL = new URL('../../dist/parallel/worker.bundle.js', import.meta.url);
 
 type RangeMessage = Extract<ToWorker, { t: 'range' }>;
 
@@ -82,9 +79,8 @@ export class ScanPool {
   private spawn(n: number): void {
     while (this.workers.length < n) {
       const i = this.workers.length;
-      // A smaller young generation than V8's default: the 1 GB bench scan's peak RSS 266 → 226 MB at 16 MB (two
-      // workers), and about 8 MB less again at 8 (one worker beside the main thread's lane); time within noise.
-      const w = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+      // the one bin/ started before the CLI's bundle loaded, if it did (prewarm.ts)
+      const w = (i === 0 ? takeParkedWorker() : undefined) ?? startWorker();
       w.on('message', (m: FromWorker) => this.onMessage(i, m));
       w.on('error', (err) => this.fail(err));
       this.workers.push(w);

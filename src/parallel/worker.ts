@@ -9,6 +9,9 @@ import { loadEngine } from '../decode/engine/engine.js';
 import type { ToWorker, FromWorker } from './protocol.js';
 
 const port = parentPort!;
+// Compiled and instantiated at once: a worker bin/ started early (src/parallel/prewarm.ts) has it ready when the
+// scan's options arrive.
+const warm = loadEngine();
 let state: ScanState | null = null;
 let maxLineBytes: number | undefined;
 const readBuf = Buffer.allocUnsafe(1 << 20);
@@ -34,7 +37,7 @@ async function handle(m: ToWorker): Promise<void> {
     case 'init':
       state = new ScanState(m.etcdPrefix, null, m.maxGroups, m.time);
       state.foldLate = true;
-      if (m.engine) state.engine = loadEngine().engine;
+      if (m.engine) state.engine = warm.engine;
       maxLineBytes = m.maxLineBytes;
       return;
     case 'range': {

@@ -14,6 +14,7 @@ import { logsInsightsColumn } from '../decode/csv.js';
 import { basename } from 'node:path';
 import { MUST_GATHER_METADATA } from '../decode/json-shape.js';
 import { loadEngine, type LineEngine } from '../decode/engine/engine.js';
+import { dropParkedWorker } from '../parallel/prewarm.js';
 
 /** Options of the reading stage. */
 export interface ReadOptions {
@@ -162,6 +163,8 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
   } finally {
     pool = null;
     if (stopWatch !== null) clearInterval(stopWatch);
+    // bin/ started a worker for a file it took to be cut into ranges, and none was (src/parallel/prewarm.ts)
+    dropParkedWorker();
   }
   state.finishPending();
   return failures;
