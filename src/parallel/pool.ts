@@ -5,13 +5,16 @@
  * `LocalLane`) and `threads - 1` workers. The main thread has little else to do while ranges are read (it reconciles
  * a result now and then), and a worker costs a V8 heap, a module memory and a malloc arena of its own: about 80 MB
  * of the 1 GB bench scan's peak RSS. A gzip file or stdin keeps `threads` workers: there the main thread inflates,
- * cuts and posts the chunks, and is the busiest thread of the scan. Ranges wait in a queue, and a lane takes the
- * next when it is free, so that the main thread's lane, which also reconciles, is not handed a fixed half. */
+ * cuts and posts the chunks, and is the busiest thread of the scan. A file starts as one range a lane; a lane that
+ * is free, with no range queued, cuts the range with the most left to read about half-way through what is left
+ * (range-cut.ts), so that lanes that started late or read slower (the main thread's also reconciles) end
+ * together, at the cost of a segment's edges only where a cut was needed. */
 
 import type { Worker } from 'node:worker_threads';
 import type { ScanState, SegmentResult, StateSnapshot, TimeOptions } from '../aggregate/scan-state.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 import { startWorker, takeParkedWorker } from './prewarm.js';
+import { claimedAndEnd, cutAt, newRangeCut, unclaimed } from './range-cut.js';
 
 /** Chunk buffers kept for reuse (at most QUEUED_CHUNKS a worker are in flight, and a worker hands one back as the
  * main thread fills the next). */
@@ -29,6 +32,14 @@ const QUEUED_CHUNKS = 4;
 
 type RangeMessage = Extract<ToWorker, { t: 'range' }>;
 
+/** How the ranges of one file may be cut when a lane runs out of work (range-cut.ts): the least a lane must have
+ * left to be cut (a cut costs a segment's edges), and where the line that `at` falls in ends, with the latest time
+ * before it (scan.ts readParallel: the file is open until its ranges are read). */
+export interface RangeCutter {
+  minBytes: number;
+  align(at: number): Promise<{ at: number; beforeMs: number | null } | null>;
+}
+
 /** The main thread's lane: reads a range into a ScanState of its own (src/scan/scan.ts scanRange), as a worker
  * does. */
 export interface LocalLane {
@@ -43,7 +54,8 @@ export class ScanPool {
   private readonly workers: Worker[] = [];
   private readonly busy: number[] = [];
   private nextSeq = 0;
-  private nextToReconcile = 0;
+  /** the segments not reconciled yet, in input order (a range cut from another goes right after it) */
+  private readonly order: number[] = [];
   private readonly done = new Map<number, SegmentResult>();
   private readonly waiters: Array<() => void> = [];
   private failure: Error | null = null;
@@ -55,6 +67,12 @@ export class ScanPool {
   private readonly ranges: RangeMessage[] = [];
   private localBusy = false;
   private localRead = false;
+  /** the range each worker and the main thread's lane is reading, with how it may be cut */
+  private readonly reading: Array<{ m: RangeMessage; cutter: RangeCutter } | null> = [];
+  private localReading: { m: RangeMessage; cutter: RangeCutter } | null = null;
+  private readonly cutters = new Map<number, RangeCutter>();
+  private cutting = false;
+  private stopping = false;
   private readonly init: ToWorker;
   /** chunks sent to each worker and not read yet */
   private readonly queued: number[] = [];
@@ -86,6 +104,7 @@ export class ScanPool {
       this.workers.push(w);
       this.busy.push(0);
       this.queued.push(0);
+      this.reading.push(null);
       this.send(i, this.init);
     }
   }
@@ -115,6 +134,7 @@ export class ScanPool {
         return;
       case 'segment':
         this.busy[i]!--;
+        if (this.reading[i]?.m.seq === m.seq) this.reading[i] = null;
         this.segmentDone(m.seq, m.result);
         return;
       case 'snapshot':
@@ -128,35 +148,85 @@ export class ScanPool {
 
   private segmentDone(seq: number, result: SegmentResult): void {
     this.done.set(seq, result);
+    this.cutters.delete(seq);
     // The lane that finished gets its next range before the results are reconciled (20-60 ms on the 1 GB log):
     // the worker waited for that before.
     this.pump();
     // Segments of one input must join in order (etcd lines at the edges), so reconcile in sequence.
-    while (this.done.has(this.nextToReconcile)) {
-      const r = this.done.get(this.nextToReconcile)!;
-      this.done.delete(this.nextToReconcile++);
+    while (this.order.length > 0 && this.done.has(this.order[0]!)) {
+      const seq = this.order.shift()!;
+      const r = this.done.get(seq)!;
+      this.done.delete(seq);
       this.state.reconcile(r);
     }
+    this.wake();
+  }
+
+  private wake(): void {
     for (const w of this.waiters.splice(0)) w();
   }
 
-  /** Hands queued ranges to free lanes: a worker, or the main thread's lane. */
+  /** Hands queued ranges to free lanes: a worker, or the main thread's lane; with none queued, a free lane takes
+   * part of the range with the most left to read. */
   private pump(): void {
     while (this.ranges.length > 0 && this.failure === null) {
       const w = this.busy.indexOf(0);
       if (w >= 0) {
         this.busy[w]!++;
-        this.send(w, this.ranges.shift()!);
+        const m = this.ranges.shift()!;
+        this.reading[w] = m.cut === undefined ? null : { m, cutter: this.cutters.get(m.seq)! };
+        this.send(w, m);
         continue;
       }
       if (this.local === null || this.localBusy) return;
       this.runLocal(this.local, this.ranges.shift()!);
     }
+    void this.cutForFreeLane();
+  }
+
+  /** A free lane (and no range queued): the range with the most left to read is cut at a line's end about half-way
+   * through what is left, and the part after the cut queued. One cut at a time; none once stopping. */
+  private async cutForFreeLane(): Promise<void> {
+    if (this.cutting || this.stopping || this.failure !== null || this.ranges.length > 0) return;
+    const free = this.busy.includes(0) || (this.local !== null && !this.localBusy);
+    if (!free) return;
+    let victim: { m: RangeMessage; cutter: RangeCutter } | null = null;
+    let most = 0;
+    for (const r of [...this.reading, this.localReading]) {
+      if (r === null || r.m.cut === undefined) continue;
+      const left = unclaimed(r.m.cut);
+      if (left >= r.cutter.minBytes && left > most) {
+        most = left;
+        victim = r;
+      }
+    }
+    if (victim === null) return;
+    this.cutting = true;
+    try {
+      const c = victim.m.cut!;
+      const { claimed, end } = claimedAndEnd(c);
+      const at = await victim.cutter.align(claimed + Math.floor((end - claimed) / 2));
+      if (at === null || at.at >= end || this.stopping || this.failure !== null) return;
+      const last = cutAt(c, at.at, end);
+      if (last === null) return; // the lane read past it meanwhile
+      const seq = this.nextSeq++;
+      const m: RangeMessage = { ...victim.m, seq, start: at.at, end, firstOfInput: false, lastOfInput: last, beforeMs: at.beforeMs, cut: newRangeCut(at.at, end, last) };
+      this.cutters.set(seq, victim.cutter);
+      this.order.splice(this.order.indexOf(victim.m.seq) + 1, 0, seq);
+      this.ranges.unshift(m);
+    } catch (err) {
+      this.fail(err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      this.cutting = false;
+      this.wake();
+    }
+    this.pump();
   }
 
   private runLocal(lane: LocalLane, m: RangeMessage): void {
     this.localBusy = true;
     this.localRead = true;
+    this.localReading = m.cut === undefined ? null : { m, cutter: this.cutters.get(m.seq)! };
     // A turn first: the caller goes on queueing ranges (and the workers get theirs) before this thread reads.
     setImmediate(() => {
       // (a throw while the lane is set up rejects too, as a read's failure does)
@@ -165,6 +235,7 @@ export class ScanPool {
         .then(
           (r) => {
             this.localBusy = false;
+            this.localReading = null;
             // Not copied as a worker's result is (structured clone: 30-60 ms a segment on the 1 GB log):
             // endSegment() hands over objects made for the segment, which the lane's state no longer holds, all
             // plain data.
@@ -177,15 +248,18 @@ export class ScanPool {
 
   /** Waits until fewer than `limit` segments are in flight. */
   async throttle(limit: number): Promise<void> {
-    while (!this.failure && this.nextSeq - this.nextToReconcile >= limit) await new Promise<void>((r) => this.waiters.push(r));
+    while (!this.failure && this.order.length + (this.cutting ? 1 : 0) >= limit) await new Promise<void>((r) => this.waiters.push(r));
     if (this.failure) throw this.failure;
   }
 
   /** Queues a byte range [start, end) of a file. `beforeMs`: the latest event time just before the range (see
    * ScanState.beginSegment). */
-  submitRange(inputIndex: number, name: string, path: string, start: number, end: number, firstOfInput: boolean, lastOfInput: boolean, beforeMs: number | null): void {
+  submitRange(inputIndex: number, name: string, path: string, start: number, end: number, firstOfInput: boolean, lastOfInput: boolean, beforeMs: number | null, cutter?: RangeCutter): void {
     this.spawn(this.local === null ? this.size : this.size - 1);
-    this.ranges.push({ t: 'range', seq: this.nextSeq++, inputIndex, name, path, start, end, firstOfInput, lastOfInput, beforeMs });
+    const seq = this.nextSeq++;
+    this.order.push(seq);
+    if (cutter !== undefined) this.cutters.set(seq, cutter);
+    this.ranges.push({ t: 'range', seq, inputIndex, name, path, start, end, firstOfInput, lastOfInput, beforeMs, ...(cutter === undefined ? {} : { cut: newRangeCut(start, end, lastOfInput) }) });
     this.pump();
   }
 
@@ -214,7 +288,7 @@ export class ScanPool {
     for (;;) {
       if (this.failure) throw this.failure;
       const { worker, runStart } = this.nextChunkLane(firstOfInput);
-      if (this.queued[worker]! < QUEUED_CHUNKS && (!runStart || this.nextSeq - this.nextToReconcile < this.size * 2)) return;
+      if (this.queued[worker]! < QUEUED_CHUNKS && (!runStart || this.order.length < this.size * 2)) return;
       await new Promise<void>((r) => this.waiters.push(r));
     }
   }
@@ -227,6 +301,7 @@ export class ScanPool {
       this.endRun();
       this.busy[worker]!++;
       this.run = { worker, seq: this.nextSeq++, chunks: 0 };
+      this.order.push(this.run.seq);
     }
     const r = this.run!;
     r.chunks++;
@@ -243,6 +318,7 @@ export class ScanPool {
 
   /** Asks every lane to cut its current segment short (SIGINT). */
   stop(): void {
+    this.stopping = true;
     for (let i = 0; i < this.workers.length; i++) this.send(i, { t: 'stop' });
     this.local?.stop();
   }

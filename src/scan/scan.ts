@@ -8,13 +8,14 @@ import { createDocumentReader } from '../input/json-document.js';
 import { DEFAULT_MAX_LINE_BYTES, HeldLine, leadingBytes, LineSplitter } from '../input/lines.js';
 import { closeSync, openSync, promises as fsp, readSync } from 'node:fs';
 import { describeFsError, openRaw, readAhead, readBytes, type Source } from '../input/sources.js';
-import type { LocalLane, ScanPool } from '../parallel/pool.js';
+import type { LocalLane, RangeCutter, ScanPool } from '../parallel/pool.js';
 import { parseTimestampMs } from '../decode/time.js';
 import { logsInsightsColumn } from '../decode/csv.js';
 import { basename } from 'node:path';
 import { MUST_GATHER_METADATA } from '../decode/json-shape.js';
 import { loadEngine, type LineEngine } from '../decode/engine/engine.js';
 import { dropParkedWorker } from '../parallel/prewarm.js';
+import { claim, close as closeCut, type RangeCut } from '../parallel/range-cut.js';
 
 /** Options of the reading stage. */
 export interface ReadOptions {
@@ -259,7 +260,20 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
         return readStreamParallel(src, state, o, getPool, failures, minSplit);
       }
       const pool = await getPool();
-      const bounds = await splitPoints(fh, src.sizeBytes, pool.size * 2);
+      // One range a lane; a lane that runs out of work cuts the range with the most left (src/parallel/range-cut.ts)
+      const bounds = await splitPoints(fh, src.sizeBytes, pool.size);
+      const size = src.sizeBytes;
+      const cutter: RangeCutter = {
+        minBytes: minSplit,
+        align: async (at) => {
+          const end = await lineEndAfter(fh, at, size);
+          if (end >= size) return null;
+          const from = Math.max(0, end - LOOK_BEHIND_BYTES);
+          const behind = Buffer.alloc(end - from);
+          const { bytesRead } = await fh.read(behind, 0, behind.length, from);
+          return { at: end, beforeMs: latestTimeIn(behind.subarray(0, bytesRead)) };
+        },
+      };
       const idx = state.addInput(src.name);
   state.inputs[idx]!.fileTimeMs = src.mtimeMs ?? null;
       state.inputs[idx]!.fileTimeMs = src.mtimeMs ?? null;
@@ -275,7 +289,7 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
           const { bytesRead } = await fh.read(behind, 0, bounds[i]! - from, from);
           beforeMs = latestTimeIn(behind.subarray(0, bytesRead));
         }
-        pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, i === last, beforeMs);
+        pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, i === last, beforeMs, cutter);
       }
       await pool.drain();
       const err = state.inputs[idx]!.error;
@@ -291,28 +305,27 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
 /** Byte offsets that cut a file into about `parts` ranges, each boundary just after a newline. */
 async function splitPoints(fh: fsp.FileHandle, size: number, parts: number): Promise<number[]> {
   const out = [0];
-  const buf = Buffer.alloc(1 << 20);
-  for (let i = 1; i < parts; i++) {
-    let pos = Math.max(Math.floor((size * i) / parts), out[out.length - 1]!);
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
-      if (bytesRead === 0) {
-        pos = size;
-        break;
-      }
-      const nl = buf.subarray(0, bytesRead).indexOf(10);
-      if (nl >= 0) {
-        pos += nl + 1;
-        // Never between the parts of a line a container runtime split: look at the line that ends here.
-        if (await endsInPart(fh, pos - 1)) continue;
-        break;
-      }
-      pos += bytesRead;
-    }
-    out.push(Math.min(pos, size));
-  }
+  for (let i = 1; i < parts; i++) out.push(await lineEndAfter(fh, Math.max(Math.floor((size * i) / parts), out[out.length - 1]!), size));
   out.push(size);
   return out;
+}
+
+/** The offset just after the first newline at or after `pos` (`size` when there is none) that does not end the
+ * first part of a line a container runtime split: a cut there hands both parts of no line to different lanes. */
+async function lineEndAfter(fh: fsp.FileHandle, pos: number, size: number): Promise<number> {
+  const buf = Buffer.alloc(1 << 16);
+  for (;;) {
+    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+    if (bytesRead === 0) return size;
+    const nl = buf.subarray(0, bytesRead).indexOf(10);
+    if (nl >= 0) {
+      pos += nl + 1;
+      // Never between the parts of a line a container runtime split: look at the line that ends here.
+      if (await endsInPart(fh, pos - 1)) continue;
+      return Math.min(pos, size);
+    }
+    pos += bytesRead;
+  }
 }
 
 /** true when the line that ends at the newline at `nl` is the first part of a split line. */
@@ -540,6 +553,8 @@ export interface RangeTask {
   /** no segment of the input follows: the result needs no tail */
   lastOfInput: boolean;
   beforeMs: number | null;
+  /** the range's shared state when another lane may cut it short (src/parallel/range-cut.ts) */
+  cut?: RangeCut;
 }
 
 /** Reads range `r` into `state` as one segment and ends it. Reads are synchronous, into `buf`: a lane reads one
@@ -551,22 +566,29 @@ export interface RangeTask {
 export async function scanRange(state: ScanState, r: RangeTask, maxLineBytes: number | undefined, buf: Buffer, stopped: () => boolean, progress: (bytes: number) => void): Promise<SegmentResult> {
   state.beginSegment(r.inputIndex, r.name, `w${r.seq}`, r.beforeMs);
   const feed = newSegmentFeeder(state, r.firstOfInput, maxLineBytes);
+  // a range another lane may cut short (src/parallel/range-cut.ts) claims each read; a fixed one ends at r.end
+  const cut = r.cut ?? null;
+  const limit = cut === null ? (at: number, want: number): number => Math.min(at + want, r.end) : (at: number, want: number): number => claim(cut, at, want);
+  let reached = r.start;
   let bytes = 0;
   let error: string | null = null;
   let fd: number | null = null;
   try {
     fd = openSync(r.path, 'r');
     const onRead = (n: number): void => {
+      reached += n;
       bytes += n;
       if (bytes >= 16 << 20) {
         progress(bytes);
         bytes = 0;
       }
     };
-    if (feed instanceof EngineFeeder) await readIntoEngine(fd, feed, state.engine!, r.start, r.end, onRead, stopped);
+    if (feed instanceof EngineFeeder) await readIntoEngine(fd, feed, state.engine!, r.start, limit, onRead, stopped);
     else {
-      for (let at = r.start, turn = 0; at < r.end && !stopped(); ) {
-        const n = readSync(fd, buf, 0, Math.min(buf.length, r.end - at), at);
+      for (let at = r.start, turn = 0; !stopped(); ) {
+        const to = limit(at, buf.length);
+        if (to <= at) break;
+        const n = readSync(fd, buf, 0, to - at, at);
         if (n === 0) break;
         feed.push(buf.subarray(0, n));
         at += n;
@@ -579,26 +601,32 @@ export async function scanRange(state: ScanState, r: RangeTask, maxLineBytes: nu
   } finally {
     if (fd !== null) closeSync(fd);
   }
+  // Where the lane stopped is the range's end from now on (nothing after it is cut away later, so a stop or a
+  // failed read leaves the rest unread, as before); a range cut short is not its input's last.
+  const last = cut === null ? r.lastOfInput : closeCut(cut, reached);
   feed.end();
-  const result = state.endSegment(!r.lastOfInput);
+  const result = state.endSegment(!last);
   if (error !== null) result.input.error = error;
   progress(bytes);
   return result;
 }
 
-/** Reads [start, end) of a file (end Infinity: to its end) through an engine feeder, into the engine's input:
+/** Reads a range of a file through an engine feeder, each read [at, limit(at, room)), until limit gives `at`
+ * (`limit` claims the bytes of a range that may be cut: scanRange), into the engine's input:
  * its whole lines are scanned there, not copied there from a buffer (0.91x the time of a `-j 2` scan of the 1 GB
  * bench log); the part of a line a read ends in moves to the front for the next read. A line longer than the
  * input goes to the feeder's held line, and while the feeder holds one its lines go through push() as copies:
  * releasing a held line may scan it in the engine's input (today a held line is always longer than the input and
  * declined whole, but the window would be overwritten if it were not). The event loop gets a turn every 4 reads.
  * The last line, unterminated (or cut short by a stop or a failed read), is pushed for the feeder to hold. */
-async function readIntoEngine(fd: number, feed: EngineFeeder, engine: LineEngine, start: number, end: number, onRead: (n: number) => void, stopped: () => boolean): Promise<void> {
+async function readIntoEngine(fd: number, feed: EngineFeeder, engine: LineEngine, start: number, limit: (at: number, want: number) => number, onRead: (n: number) => void, stopped: () => boolean): Promise<void> {
   let carry = 0;
   try {
-    for (let at = start, turn = 0; at < end && !stopped(); ) {
+    for (let at = start, turn = 0; !stopped(); ) {
       const win = engine.inputWindow();
-      const n = readSync(fd, win, carry, Math.min(win.length - carry, end - at), at);
+      const to = limit(at, win.length - carry);
+      if (to <= at) break;
+      const n = readSync(fd, win, carry, to - at, at);
       if (n === 0) break;
       const total = carry + n;
       const last = win.lastIndexOf(10, total - 1);
@@ -763,7 +791,7 @@ async function readPlainIntoEngine(path: string, src: Source, state: ScanState, 
       o.onBytes?.(n);
     };
     try {
-      await readIntoEngine(fd, feed, engine, 0, Infinity, onRead, () => o.shouldStop?.() ?? false);
+      await readIntoEngine(fd, feed, engine, 0, (at, want) => at + want, onRead, () => o.shouldStop?.() ?? false);
     } finally {
       feed.end();
     }
