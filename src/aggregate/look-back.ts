@@ -48,7 +48,11 @@ export class LookBack {
     const n = tail.ends.length;
     const { bytes, ends, hashes } = tail;
     // Only the last `cap` of a longer tail can stay.
-    for (let i = Math.max(0, n - this.cap); i < n; i++) {
+    const from = Math.max(0, n - this.cap);
+    // A tail that fills the window alone (a range's usually does) evicts every ID in it: cleared at once, not one
+    // by one (backward shifts: 7 ms a tail of the main thread's time on the 1 GB bench log).
+    if (n - from === this.cap && this.count > 0) this.clear();
+    for (let i = from; i < n; i++) {
       if (this.count === this.cap) this.evictOldest();
       const pos = (this.oldest + this.count) % this.cap;
       // Stryker disable next-line ConditionalExpression: the module's hashes are keyHash's (test/engine-dedup.test.ts)
@@ -84,6 +88,13 @@ export class LookBack {
       // Stryker disable next-line ConditionalExpression: tells a key from a longer one it begins, of the same 32-bit hash
       if (t.ends[i]! - from === len && sameBytes(t.bytes, from, key, len)) return true;
     }
+  }
+
+  private clear(): void {
+    this.table.fill(EMPTY);
+    this.tailAt.fill(undefined);
+    this.oldest = 0;
+    this.count = 0;
   }
 
   private evictOldest(): void {
