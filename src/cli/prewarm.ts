@@ -1,40 +1,62 @@
-/*! Whether to start the scan worker before the CLI's bundle loads (src/parallel/prewarm.ts says why), decided from
- * argv alone, before any option is parsed: bin/ calls this first. It must be cheap and is allowed to guess wrong
- * one way: a worker started for nothing is ended once the scan is done with its inputs (at most a boot's CPU on
- * the other core), while a worker not started costs what it cost before. So: a worker when the command is the scan
- * (the first argument an option or a file, not a command word such as `load`), the threads are not set to 1, and
- * an argument names a plain file as big as the scan cuts into ranges (a gzip file, a directory or stdin: none, as
- * before). Only Node's modules here: it loads before the bundle. */
+/*! Which workers to start before the CLI's bundle loads (src/input/parked.ts says why), decided from argv alone,
+ * before any option is parsed: bin/ calls this first. It must be cheap and is allowed to guess wrong one way: a
+ * worker started for nothing is ended once the scan is done with its inputs (at most a boot's CPU on the other
+ * core), while a worker not started costs what it cost before. Both need the scan command (the first argument an
+ * option or a file, not a command word such as `load`), and neither --help, --version nor --follow:
+ * - the scan pool's first worker, when the threads are not set to 1 and an argument names a plain file as big as
+ *   the scan cuts into ranges;
+ * - the inflate thread, when an argument names a gzip file as big as the scan inflates on a thread of its own.
+ * A directory or stdin starts none, as before. Only Node's modules here and in what this imports: it loads before
+ * the bundle. */
 
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { parkInflateWorker } from '../input/inflate-thread.js';
 import { parkWorker } from '../parallel/prewarm.js';
 
 /** scan.ts MIN_SPLIT_BYTES: a plain file this big is cut into ranges for the lanes */
 const MIN_SPLIT_BYTES = 32 << 20;
+/** sources.ts INFLATE_THREAD_MIN_BYTES: a gzip file this big is inflated on a thread of its own */
+const INFLATE_THREAD_MIN_BYTES = 1 << 20;
 
-/** Parks a scan worker when argv looks like a scan that will cut a file into ranges; returns whether it did. */
-export function prewarm(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+/** Parks the workers argv looks like it will need; returns which. */
+export function prewarm(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): { scan: boolean; inflate: boolean } {
+  const want = { scan: false, inflate: false };
   try {
-    if (!wantsWorker(argv, env)) return false;
-    parkWorker();
-    return true;
+    Object.assign(want, wantedWorkers(argv, env));
+    if (want.inflate) parkInflateWorker();
+    if (want.scan) parkWorker();
   } catch {
-    return false; // a guess: the pool starts its workers as before
+    // a guess: the scan starts its workers as before
   }
+  return want;
 }
 
-/** Whether argv is a scan that will cut a plain file into ranges for more than one lane (see the module comment). */
-export function wantsWorker(argv: readonly string[], env: NodeJS.ProcessEnv): boolean {
-  if (argv.length === 0) return false;
+/** The workers a scan with `argv` will start (see the module comment). */
+export function wantedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): { scan: boolean; inflate: boolean } {
+  const none = { scan: false, inflate: false };
+  if (argv.length === 0) return none;
   const first = argv[0]!;
   // a command word (load, sql, partial, help, …) names no file
-  if (!first.startsWith('-') && !isFile(first)) return false;
-  if (threadsOf(argv) <= 1) return false;
-  const split = env.AUDIT_SCAN_MIN_SPLIT_BYTES;
-  const minSplit = split !== undefined && /^\d+$/.test(split) ? Number(split) : MIN_SPLIT_BYTES;
-  if (argv.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version' || a === '--follow')) return false;
-  return argv.some((a) => !a.startsWith('-') && isPlainFileOf(a, minSplit));
+  if (!first.startsWith('-') && !isFile(first)) return none;
+  if (argv.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version' || a === '--follow')) return none;
+  const minSplit = sizeFrom(env.AUDIT_SCAN_MIN_SPLIT_BYTES, /^\d+$/, MIN_SPLIT_BYTES);
+  const minInflate = sizeFrom(env.AUDIT_SCAN_INFLATE_MIN_BYTES, /^\d+(\.\d+)?$/, INFLATE_THREAD_MIN_BYTES);
+  const threads = threadsOf(argv);
+  let scan = false;
+  let inflate = false;
+  for (const a of argv) {
+    if (a.startsWith('-')) continue;
+    const f = fileOf(a);
+    if (f === null) continue;
+    if (f.gzip) inflate ||= f.size >= minInflate;
+    else scan ||= threads > 1 && f.size >= minSplit;
+  }
+  return { scan, inflate };
+}
+
+function sizeFrom(v: string | undefined, valid: RegExp, otherwise: number): number {
+  return v !== undefined && valid.test(v) ? Number(v) : otherwise;
 }
 
 /** -j/--threads as given (the last one wins, as commander takes it), else what `auto` gives (config.ts). */
@@ -60,20 +82,20 @@ function isFile(path: string): boolean {
   }
 }
 
-/** A regular file of `minBytes` or more that does not begin as gzip does. Stat first: a FIFO (`<(…)`) is never
- * opened here, where a read would take its bytes from the scan. */
-function isPlainFileOf(path: string, minBytes: number): boolean {
+/** A regular file's size, and whether it begins as gzip does. Stat first: a FIFO (`<(…)`) is never opened here,
+ * where a read would take its bytes from the scan. */
+function fileOf(path: string): { size: number; gzip: boolean } | null {
   try {
     const st = statSync(path);
-    if (!st.isFile() || st.size < minBytes) return false;
+    if (!st.isFile()) return null;
     const fd = openSync(path, 'r');
     try {
       const head = Buffer.alloc(2);
-      return !(readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b);
+      return { size: st.size, gzip: readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b };
     } finally {
       closeSync(fd);
     }
   } catch {
-    return false;
+    return null;
   }
 }

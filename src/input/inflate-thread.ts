@@ -13,6 +13,7 @@
  * zlib's own (code and message). */
 
 import { Worker } from 'node:worker_threads';
+import { park, takeParked } from './parked.js';
 
 /** Compressed bytes sent and not yet taken by zlib, at most. */
 const IN_FLIGHT_IN = 8 << 20;
@@ -130,13 +131,27 @@ parentPort.on('message', (m) => {
 });
 `;
 
+/** A new inflate worker, and the counters it shares with the scan ([taken, waitTarget]). */
+function startInflateWorker(): { w: Worker; shared: SharedArrayBuffer } {
+  const shared = new SharedArrayBuffer(8);
+  return { w: new Worker(WORKER_SOURCE, { eval: true, workerData: shared }), shared };
+}
+
+/** Starts an inflate worker and parks it for the first gzip stream of the scan (src/input/parked.ts): it boots
+ * while the CLI's bundle loads, about 100 ms that the scan otherwise waited for its first inflated bytes. */
+export function parkInflateWorker(): void {
+  const { w, shared } = startInflateWorker();
+  park('inflate', w, shared);
+}
+
 /** Yields the inflated bytes of the gzip stream whose first chunk is `head` and whose rest `rest` yields (`owned`:
  * its chunks are the caller's to give away). Throws zlib's error after the bytes put out before it, or an Error
  * naming trailing bytes after the last member. `seen.mostWaiting`: the most buffers that waited here at once. */
 export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer>, owned: boolean, seen: { mostWaiting: number } = { mostWaiting: 0 }): AsyncGenerator<Buffer> {
-  const shared = new SharedArrayBuffer(8);
+  // the one bin/ started before the CLI's bundle loaded, if it did (src/cli/prewarm.ts)
+  const parked = takeParked('inflate');
+  const { w, shared } = parked === undefined ? startInflateWorker() : { w: parked.worker, shared: parked.data as SharedArrayBuffer };
   const taken = new Int32Array(shared);
-  const w = new Worker(WORKER_SOURCE, { eval: true, workerData: shared });
   const out: Buffer[] = [];
   let done = false;
   let failure: Error | null = null;

@@ -14,7 +14,7 @@ import { logsInsightsColumn } from '../decode/csv.js';
 import { basename } from 'node:path';
 import { MUST_GATHER_METADATA } from '../decode/json-shape.js';
 import { loadEngine, type LineEngine } from '../decode/engine/engine.js';
-import { dropParkedWorker } from '../parallel/prewarm.js';
+import { dropParked } from '../input/parked.js';
 import { claim, close as closeCut, type RangeCut } from '../parallel/range-cut.js';
 
 /** Options of the reading stage. */
@@ -164,8 +164,8 @@ export async function readSources(sources: Source[], state: ScanState, o: ReadOp
   } finally {
     pool = null;
     if (stopWatch !== null) clearInterval(stopWatch);
-    // bin/ started a worker for a file it took to be cut into ranges, and none was (src/parallel/prewarm.ts)
-    dropParkedWorker();
+    // bin/ started a worker this scan did not take (src/cli/prewarm.ts guesses from argv)
+    dropParked();
   }
   state.finishPending();
   return failures;

@@ -1,12 +1,15 @@
-// bin/ starts the scan worker before the CLI's bundle loads when argv looks like a scan that cuts a big plain file
-// into ranges (src/cli/prewarm.ts); the pool takes it, or the scan ends it.
+// bin/ starts the workers a scan will need before the CLI's bundle loads (src/cli/prewarm.ts): the scan pool's
+// first worker for a big plain file, the inflate thread for a gzip file; their users take them, or the scan ends
+// them (src/input/parked.ts).
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { wantsWorker } from '../../src/cli/prewarm.js';
-import { dropParkedWorker, parkWorker, takeParkedWorker } from '../../src/parallel/prewarm.js';
+import { wantedWorkers } from '../../src/cli/prewarm.js';
+import { dropParked, isParked, park, takeParked } from '../../src/input/parked.js';
+import { parkWorker, takeParkedWorker } from '../../src/parallel/prewarm.js';
+import { Worker } from 'node:worker_threads';
 
 const dir = mkdtempSync(join(tmpdir(), 'prewarm-'));
 const big = join(dir, 'big.log');
@@ -17,40 +20,46 @@ writeFileSync(big, '{"kind":"Event"}\n'.repeat(1000)); // 17,000 bytes
 writeFileSync(small, '{"kind":"Event"}\n');
 writeFileSync(gz, Buffer.concat([gzipSync('{"kind":"Event"}\n'.repeat(1000)), Buffer.alloc(20_000)]));
 mkdirSync(sub);
-const env = { AUDIT_SCAN_MIN_SPLIT_BYTES: '10000' };
+const env = { AUDIT_SCAN_MIN_SPLIT_BYTES: '10000', AUDIT_SCAN_INFLATE_MIN_BYTES: '10000' };
 const auto = Math.min(availableParallelism(), 8) > 1;
 
-describe('prewarm: when bin/ starts the scan worker early', () => {
+describe('prewarm: which workers bin/ starts early', () => {
+  const S = { scan: true, inflate: false };
+  const I = { scan: false, inflate: true };
+  const NONE = { scan: false, inflate: false };
+  const A = auto ? S : NONE;
   it.each([
-    ['a big plain file', [big], auto],
-    ['a big plain file, options first', ['-o', 'json', '--top', '5', big], auto],
-    ['-j 2', ['-j', '2', big], true],
-    ['-j2', ['-j2', big], true],
-    ['--threads=3', ['--threads=3', big], true],
-    ['-j 1', ['-j', '1', big], false],
-    ['-j1', [big, '-j1'], false],
-    ['--threads 1', ['--threads', '1', big], false],
-    ['the last -j wins', ['-j', '1', '-j', '2', big], true],
-    ['a small file', [small], false],
-    ['a gzip file (inflated on a thread of its own, scanned on this one)', [gz], false],
-    ['a directory', [sub], false],
-    ['stdin', ['-'], false],
-    ['no argument', [], false],
-    ['a command word', ['load', big], false],
-    ['sql', ['sql', '--db', big, 'select 1'], false],
-    ['--help', [big, '--help'], false],
-    ['--version', ['--version'], false],
-    ['--follow', ['--follow', big], false],
-    ['a file that is not there', [join(dir, 'nope.log')], false],
+    ['a big plain file', [big], A],
+    ['a big plain file, options first', ['-o', 'json', '--top', '5', big], A],
+    ['-j 2', ['-j', '2', big], S],
+    ['-j2', ['-j2', big], S],
+    ['--threads=3', ['--threads=3', big], S],
+    ['-j 1', ['-j', '1', big], NONE],
+    ['-j1', [big, '-j1'], NONE],
+    ['--threads 1', ['--threads', '1', big], NONE],
+    ['the last -j wins', ['-j', '1', '-j', '2', big], S],
+    ['a small file', [small], NONE],
+    ['a gzip file: the inflate thread, at any -j', ['-j', '1', gz], I],
+    ['a gzip file and a big plain one', ['-j', '2', gz, big], { scan: true, inflate: true }],
+    ['a directory', [sub], NONE],
+    ['stdin', ['-'], NONE],
+    ['no argument', [], NONE],
+    ['a command word', ['load', big], NONE],
+    ['sql', ['sql', '--db', big, 'select 1'], NONE],
+    ['--help', [big, '--help'], NONE],
+    ['--version', ['--version'], NONE],
+    ['--follow', ['--follow', big, gz], NONE],
+    ['a file that is not there', [join(dir, 'nope.log')], NONE],
   ])('%s', (_, argv, want) => {
-    expect(wantsWorker(argv, env)).toBe(want);
+    expect(wantedWorkers(argv, env)).toEqual(want);
   });
-  it('the size that counts is the scan\'s: 32 MB unless AUDIT_SCAN_MIN_SPLIT_BYTES says otherwise', () => {
-    expect(wantsWorker(['-j', '2', big], {})).toBe(false);
-    expect(wantsWorker(['-j', '2', big], { AUDIT_SCAN_MIN_SPLIT_BYTES: '17000' })).toBe(true);
-    expect(wantsWorker(['-j', '2', big], { AUDIT_SCAN_MIN_SPLIT_BYTES: '17001' })).toBe(false);
+  it("the sizes that count are the scan's: 32 MB and 1 MB unless AUDIT_SCAN_MIN_SPLIT_BYTES and AUDIT_SCAN_INFLATE_MIN_BYTES say otherwise", () => {
+    expect(wantedWorkers(['-j', '2', big, gz], {})).toEqual(NONE);
+    expect(wantedWorkers(['-j', '2', big], { AUDIT_SCAN_MIN_SPLIT_BYTES: '17000' }).scan).toBe(true);
+    expect(wantedWorkers(['-j', '2', big], { AUDIT_SCAN_MIN_SPLIT_BYTES: '17001' }).scan).toBe(false);
+    expect(wantedWorkers([gz], { AUDIT_SCAN_INFLATE_MIN_BYTES: '0' }).inflate).toBe(true);
   });
-  it('a parked worker is taken once, alive, and a drop ends one nobody took', async () => {
+  it('a parked worker is taken once, alive; a drop ends the ones nobody took', async () => {
     parkWorker();
     const w = takeParkedWorker();
     expect(w).toBeDefined();
@@ -59,7 +68,23 @@ describe('prewarm: when bin/ starts the scan worker early', () => {
     await w!.terminate();
     await exited;
     parkWorker();
-    dropParkedWorker();
+    const other = new Worker('setInterval(() => {}, 1000)', { eval: true });
+    park('other', other, 42);
+    expect(isParked('scan') && isParked('other')).toBe(true);
+    const gone = new Promise<number>((res) => other.once('exit', res));
+    dropParked();
+    await gone;
+    expect(isParked('scan') || isParked('other')).toBe(false);
     expect(takeParkedWorker()).toBeUndefined();
+  });
+  it('a worker that died while parked is not handed out', async () => {
+    const w = new Worker('process.exit(3)', { eval: true });
+    park('dies', w, 'data');
+    await new Promise((res) => w.once('exit', res));
+    expect(takeParked('dies')).toBeUndefined();
+    const alive = new Worker('setInterval(() => {}, 1000)', { eval: true });
+    park('lives', alive, 'data');
+    expect(takeParked('lives')).toEqual({ worker: alive, data: 'data' });
+    await alive.terminate();
   });
 });
