@@ -43,7 +43,10 @@ export class TimeSeries {
     } else if (o.widthMs > this.widthMs) {
       this.coarsen(o.widthMs);
     }
-    for (const [b, n] of other.buckets) this.buckets.set(b, (this.buckets.get(b) ?? 0) + n);
+    // forEach, not for…of: merges run once, in code not yet optimized, where the entry arrays and the iterator of
+    // for…of made the 873 merges of a 1 GB scan's snapshots take 26-31 ms of the main thread, against 10-12
+    const mine = this.buckets;
+    other.buckets.forEach((n, b) => mine.set(b, (mine.get(b) ?? 0) + n));
     while (this.buckets.size > this.maxBuckets) this.coarsen(this.widthMs * 2);
   }
 
@@ -76,7 +79,8 @@ export class TimeSeries {
 /** Rebuilds a TimeSeries from a structured-clone copy. */
 export function reviveSeries(o: { buckets: Map<number, number>; widthMs: number }, maxBuckets?: number): TimeSeries {
   const t = new TimeSeries(o.widthMs, maxBuckets);
-  for (const [b, n] of o.buckets) t.buckets.set(b, n);
+  const mine = t.buckets;
+  o.buckets.forEach((n, b) => mine.set(b, n)); // (see merge)
   return t;
 }
 
