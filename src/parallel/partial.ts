@@ -14,7 +14,7 @@ import { findCopies, fingerprintTotal, type SkipWindows } from '../aggregate/fin
 import type { FilterSpec } from '../aggregate/filters.js';
 import type { KubeVersion } from '../model/kube-version.js';
 import type { Source, SourceProblem } from '../input/sources.js';
-import { endsInPart, isMustGatherMetadata, latestTimeIn, newSegmentFeeder, readSourceSegment, sniffCsv, sniffDocumentMode, type InputFailure } from '../scan/scan.js';
+import { isMustGatherMetadata, lineEndAfter, latestTimeIn, newSegmentFeeder, readSourceSegment, sniffCsv, sniffDocumentMode, type InputFailure } from '../scan/scan.js';
 import { describeFsError } from '../input/sources.js';
 import { InputError, UsageError } from '../model/errors.js';
 import { fromJson, toJson } from './codec.js';
@@ -192,7 +192,7 @@ export async function planPieces(sources: Source[], shard: [number, number] | nu
       const fh = await fsp.open(sources[j]!.path!, 'r');
       try {
         const starts = [0];
-        for (const b of inside) starts.push(Math.max(await alignCut(fh, b - off, size), starts[starts.length - 1]!));
+        for (const b of inside) starts.push(Math.max(await lineEndAfter(fh, b - off, size), starts[starts.length - 1]!));
         const owners = [shardOf(off), ...inside.map(shardOf)];
         for (let p = 0; p < starts.length; p++) {
           const end = p + 1 < starts.length ? starts[p + 1]! : size;
@@ -236,24 +236,6 @@ async function isSplittable(src: Source): Promise<boolean> {
     return !(h[0] === 0x1f && h[1] === 0x8b) && !sniffDocumentMode(h) && sniffCsv(h) === null;
   } finally {
     await fh.close();
-  }
-}
-
-/** The offset just after the first newline at or after `pos` whose line a runtime did not split (as the scan's
- * thread cuts: scan.ts splitPoints); `size` when there is none. */
-async function alignCut(fh: fsp.FileHandle, pos: number, size: number): Promise<number> {
-  const buf = Buffer.alloc(1 << 20);
-  for (;;) {
-    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
-    if (bytesRead === 0) return size;
-    const nl = buf.subarray(0, bytesRead).indexOf(10);
-    if (nl < 0) {
-      pos += bytesRead;
-      continue;
-    }
-    pos += nl + 1;
-    if (await endsInPart(fh, pos - 1)) continue;
-    return Math.min(pos, size);
   }
 }
 

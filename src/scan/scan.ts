@@ -311,8 +311,9 @@ async function splitPoints(fh: fsp.FileHandle, size: number, parts: number): Pro
 }
 
 /** The offset just after the first newline at or after `pos` (`size` when there is none) that does not end the
- * first part of a line a container runtime split: a cut there hands both parts of no line to different lanes. */
-async function lineEndAfter(fh: fsp.FileHandle, pos: number, size: number): Promise<number> {
+ * first part of a line a container runtime split: a cut there hands both parts of no line to different lanes (or
+ * to different `partial` pieces: src/parallel/partial.ts). */
+export async function lineEndAfter(fh: fsp.FileHandle, pos: number, size: number): Promise<number> {
   const buf = Buffer.alloc(1 << 16);
   for (;;) {
     const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
