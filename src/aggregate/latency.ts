@@ -122,16 +122,20 @@ export function latencyEdges(n: number): Float64Array {
  * own (fdlibm's, the same on every platform), and the test holds the table to latencyEdges(2000) bit for bit; as a
  * guard against a V8 whose Math.log rounds differently, every 7th edge and the last are checked against
  * latencyBucket() here, and the edges made anew when one is off. */
-export function latencyEdges2000(table: string = LATENCY_EDGES_2000): Float64Array {
+export function latencyEdges2000(): Float64Array {
+  return edgesFromTable(LATENCY_EDGES_2000) ?? latencyEdges(2000);
+}
+
+/** The 2,000 edges a table holds (base64 of the doubles' bytes, little-endian), or null when it is not 2,000 of
+ * them or a checked edge is off (latencyEdges2000). */
+export function edgesFromTable(table: string): Float64Array | null {
   const bytes = Buffer.from(table, 'base64');
-  if (bytes.length === 2000 * 8) {
-    const edges = new Float64Array(2000);
-    new Uint8Array(edges.buffer).set(bytes);
-    let ok = edges[0] === LINEAR_MS;
-    for (let j = 1; ok && j < 2000; j += 7) ok = isEdge(edges[j]!, LINEAR_BUCKETS + j);
-    if (ok && isEdge(edges[1999]!, LINEAR_BUCKETS + 1999)) return edges;
-  }
-  return latencyEdges(2000);
+  if (bytes.length !== 2000 * 8) return null;
+  const edges = new Float64Array(2000);
+  new Uint8Array(edges.buffer).set(bytes);
+  if (edges[0] !== LINEAR_MS) return null;
+  for (let j = 1; j < 2000; j += 7) if (!isEdge(edges[j]!, LINEAR_BUCKETS + j)) return null;
+  return isEdge(edges[1999]!, LINEAR_BUCKETS + 1999) ? edges : null;
 }
 
 /** `e` is the least double whose latencyBucket() is `bucket` or more. */

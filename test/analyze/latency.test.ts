@@ -3,7 +3,7 @@
 // Expected values worked out from the bucket rule: above 10 ms, bucket(ms) = 100 + floor(ln(ms/10) / ln 1.01),
 // and a bucket stands for 10 × 1.01^(bucket − 100 + 0.5).
 import { describe, expect, it } from 'vitest';
-import { bucketValue, latencyAdd, latencyBucket, latencyEdges, latencyEdges2000, latencyFigures, latencyMerge, newLatency, nextDouble } from '../../src/aggregate/latency.js';
+import { bucketValue, latencyAdd, latencyBucket, edgesFromTable, latencyEdges, latencyEdges2000, latencyFigures, latencyMerge, newLatency, nextDouble } from '../../src/aggregate/latency.js';
 import { LATENCY_EDGES_2000 } from '../../src/aggregate/latency-edges.js';
 
 describe('latencyBucket', () => {
@@ -130,26 +130,38 @@ describe('latencyEdges: the compiled aggregator buckets as latencyBucket does', 
       expect(latencyBucket(f[0]!)).toBeLessThan(100 + j);
     }
   });
-  it('the table the scan reads (latency-edges.ts) is latencyEdges(2000), bit for bit (else: node scripts/latency-edges.mjs)', () => {
-    const table = new Float64Array(2000);
-    new Uint8Array(table.buffer).set(Buffer.from(LATENCY_EDGES_2000, 'base64'));
-    expect(Buffer.from(table.buffer)).toEqual(Buffer.from(edges.buffer));
+  it('the table the scan reads (latency-edges.ts) is latencyEdges(2000), bit for bit (else: node scripts/latency-edges.mjs), and is taken', () => {
+    const table = edgesFromTable(LATENCY_EDGES_2000);
+    expect(table).not.toBeNull();
+    expect(Buffer.from(table!.buffer)).toEqual(Buffer.from(edges.buffer));
     expect(Buffer.from(latencyEdges2000().buffer)).toEqual(Buffer.from(edges.buffer));
   });
+  const off = (j: number, step: 1 | -1): string => {
+    const bad = new Float64Array(edges);
+    bad[j] = nextDouble(bad[j]!, step);
+    return Buffer.from(bad.buffer).toString('base64');
+  };
   it.each([
     // the edges checked: every 7th from 1, and the last
+    ['the first checked edge one double too high', 1, 1],
     ['a checked edge one double too high', 1 + 7 * 71, 1],
     ['a checked edge one double too low', 1 + 7 * 200, -1],
+    ['the last checked edge before the end one double too low', 1 + 7 * 285, -1],
     ['the last edge one double too high', 1999, 1],
+    ['the last edge one double too low', 1999, -1],
     ['the first edge not 10 ms', 0, 1],
-  ])('a table with %s is not used: the edges are made anew', (_, j, step) => {
-    const bad = new Float64Array(edges);
-    bad[j] = nextDouble(bad[j]!, step as 1 | -1);
-    const got = latencyEdges2000(Buffer.from(bad.buffer).toString('base64'));
-    expect(Buffer.from(got.buffer)).toEqual(Buffer.from(edges.buffer));
+  ])('a table with %s is not taken', (_, j, step) => {
+    expect(edgesFromTable(off(j as number, step as 1 | -1))).toBeNull();
   });
-  it('a table of the wrong length is not used', () => {
-    expect(Buffer.from(latencyEdges2000('AAAA').buffer)).toEqual(Buffer.from(edges.buffer));
+  it('an edge between the checked ones is not checked (the test above holds the table itself)', () => {
+    expect(edgesFromTable(off(2, 1))).not.toBeNull();
+  });
+  it.each([
+    ['none', ''],
+    ['one short', Buffer.from(edges.buffer).subarray(8).toString('base64')],
+    ['one more', Buffer.concat([Buffer.from(edges.buffer), Buffer.alloc(8)]).toString('base64')],
+  ])('a table of the wrong length (%s) is not taken', (_, table) => {
+    expect(edgesFromTable(table)).toBeNull();
   });
   it.each([
     // [high word, low word] of x and of the double above it
