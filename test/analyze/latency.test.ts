@@ -135,6 +135,11 @@ describe('latencyEdges: the compiled aggregator buckets as latencyBucket does', 
     expect(table).not.toBeNull();
     expect(Buffer.from(table!.buffer)).toEqual(Buffer.from(edges.buffer));
     expect(Buffer.from(latencyEdges2000().buffer)).toEqual(Buffer.from(edges.buffer));
+    // the table is taken: nothing is made anew
+    const made = latencyEdges2000(() => {
+      throw new Error('made anew');
+    });
+    expect(Buffer.from(made.buffer)).toEqual(Buffer.from(edges.buffer));
   });
   const off = (j: number, step: 1 | -1): string => {
     const bad = new Float64Array(edges);
