@@ -73,6 +73,8 @@ export class ScanPool {
   private readonly cutters = new Map<number, RangeCutter>();
   private cutting = false;
   private stopping = false;
+  /** a file's ranges are being queued: no cuts yet (a lane free for a moment then is not out of work) */
+  private queueing = false;
   private readonly init: ToWorker;
   /** chunks sent to each worker and not read yet */
   private readonly queued: number[] = [];
@@ -187,7 +189,7 @@ export class ScanPool {
   /** A free lane (and no range queued): the range with the most left to read is cut at a line's end about half-way
    * through what is left, and the part after the cut queued. One cut at a time; none once stopping. */
   private async cutForFreeLane(): Promise<void> {
-    if (this.cutting || this.stopping || this.failure !== null || this.ranges.length > 0) return;
+    if (this.cutting || this.queueing || this.stopping || this.failure !== null || this.ranges.length > 0) return;
     const free = this.busy.includes(0) || (this.local !== null && !this.localBusy);
     if (!free) return;
     let victim: { m: RangeMessage; cutter: RangeCutter } | null = null;
@@ -244,6 +246,13 @@ export class ScanPool {
           (err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))),
         );
     });
+  }
+
+  /** Holds cuts while a file's ranges are queued one by one (true), and lets them go (false). Without it the lane
+   * still waiting for the second range cut the first, and the file had a segment edge more. */
+  queueingRanges(on: boolean): void {
+    this.queueing = on;
+    if (!on) this.pump();
   }
 
   /** Waits until fewer than `limit` segments are in flight. */

@@ -281,15 +281,20 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
       // the last range needs no tail: no segment of this input follows it
       let last = bounds.length - 2;
       while (last > 0 && bounds[last + 1]! <= bounds[last]!) last--;
-      for (let i = 0; i + 1 < bounds.length; i++) {
-        if (bounds[i + 1]! <= bounds[i]!) continue;
-        let beforeMs: number | null = null;
-        if (bounds[i]! > 0) {
-          const from = Math.max(0, bounds[i]! - LOOK_BEHIND_BYTES);
-          const { bytesRead } = await fh.read(behind, 0, bounds[i]! - from, from);
-          beforeMs = latestTimeIn(behind.subarray(0, bytesRead));
+      pool.queueingRanges(true);
+      try {
+        for (let i = 0; i + 1 < bounds.length; i++) {
+          if (bounds[i + 1]! <= bounds[i]!) continue;
+          let beforeMs: number | null = null;
+          if (bounds[i]! > 0) {
+            const from = Math.max(0, bounds[i]! - LOOK_BEHIND_BYTES);
+            const { bytesRead } = await fh.read(behind, 0, bounds[i]! - from, from);
+            beforeMs = latestTimeIn(behind.subarray(0, bytesRead));
+          }
+          pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, i === last, beforeMs, cutter);
         }
-        pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, i === last, beforeMs, cutter);
+      } finally {
+        pool.queueingRanges(false);
       }
       await pool.drain();
       const err = state.inputs[idx]!.error;
