@@ -5,6 +5,7 @@ import { UsageError } from '../model/errors.js';
 import { AUDIT_VERBS, parseDurationFlag, parseTimeFlag } from '../aggregate/filters.js';
 import type { TimeOptions } from '../aggregate/scan-state.js';
 import { parseKubeVersion, type KubeVersion } from '../model/kube-version.js';
+import { minSplitFromEnv } from '../parallel/range-cut.js';
 
 export type OutputFormat = 'table' | 'json' | 'markdown' | 'html';
 
@@ -102,8 +103,7 @@ export function resolveConfig(files: string[], raw: Record<string, unknown>, e: 
     if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new UsageError(`--threads: expected auto or a whole number from 1 to 64 (got ${JSON.stringify(raw.threads)})`);
   }
   // For tests: split files and streams smaller than the default 32 MB.
-  const split = e.env.AUDIT_SCAN_MIN_SPLIT_BYTES;
-  const minSplitBytes = split !== undefined && /^\d+$/.test(split) ? Number(split) : undefined;
+  const minSplitBytes = minSplitFromEnv(e.env);
   // For tests: a smaller cap on one line than the default 256 MB.
   const maxLine = e.env.AUDIT_SCAN_MAX_LINE_BYTES;
   const maxLineBytes = maxLine !== undefined && /^\d+$/.test(maxLine) ? Number(maxLine) : undefined;

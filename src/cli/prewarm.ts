@@ -11,13 +11,9 @@
 
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { parkInflateWorker } from '../input/inflate-thread.js';
+import { inflateThreadMin, parkInflateWorker } from '../input/inflate-thread.js';
 import { parkWorker } from '../parallel/prewarm.js';
-
-/** scan.ts MIN_SPLIT_BYTES: a plain file this big is cut into ranges for the lanes */
-const MIN_SPLIT_BYTES = 32 << 20;
-/** sources.ts INFLATE_THREAD_MIN_BYTES: a gzip file this big is inflated on a thread of its own */
-const INFLATE_THREAD_MIN_BYTES = 1 << 20;
+import { MIN_SPLIT_BYTES, minSplitFromEnv } from '../parallel/range-cut.js';
 
 /** Parks the workers argv looks like it will need; returns which. */
 export function prewarm(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): { scan: boolean; inflate: boolean } {
@@ -40,8 +36,8 @@ export function wantedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): 
   // a command word (load, sql, partial, help, …) names no file
   if (!first.startsWith('-') && !isFile(first)) return none;
   if (argv.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version' || a === '--follow')) return none;
-  const minSplit = sizeFrom(env.AUDIT_SCAN_MIN_SPLIT_BYTES, /^\d+$/, MIN_SPLIT_BYTES);
-  const minInflate = sizeFrom(env.AUDIT_SCAN_INFLATE_MIN_BYTES, /^\d+(\.\d+)?$/, INFLATE_THREAD_MIN_BYTES);
+  const minSplit = minSplitFromEnv(env) ?? MIN_SPLIT_BYTES;
+  const minInflate = inflateThreadMin(env);
   const threads = threadsOf(argv);
   let scan = false;
   let inflate = false;
@@ -53,10 +49,6 @@ export function wantedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): 
     else scan ||= threads > 1 && f.size >= minSplit;
   }
   return { scan, inflate };
-}
-
-function sizeFrom(v: string | undefined, valid: RegExp, otherwise: number): number {
-  return v !== undefined && valid.test(v) ? Number(v) : otherwise;
 }
 
 /** -j/--threads as given (the last one wins, as commander takes it), else what `auto` gives (config.ts). */

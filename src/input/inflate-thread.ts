@@ -15,6 +15,18 @@
 import { Worker } from 'node:worker_threads';
 import { park, takeParked } from './parked.js';
 
+/** gzip streams of at least this many compressed bytes (about 13 MB of audit lines) are inflated on a thread of
+ * their own; a shorter one, in a directory of small rotated files say, does not pay for the thread's start (about
+ * 30 ms) and is inflated by zlib from the reading thread (sources.ts readBytes). */
+export const INFLATE_THREAD_MIN_BYTES = 1 << 20;
+
+/** The threshold, lowered by AUDIT_SCAN_INFLATE_MIN_BYTES (tests put small files through the thread); read here
+ * and by bin/'s guess (src/cli/prewarm.ts), so that the two agree. */
+export function inflateThreadMin(env: NodeJS.ProcessEnv = process.env): number {
+  const v = Number(env.AUDIT_SCAN_INFLATE_MIN_BYTES);
+  return env.AUDIT_SCAN_INFLATE_MIN_BYTES !== undefined && Number.isFinite(v) && v >= 0 ? v : INFLATE_THREAD_MIN_BYTES;
+}
+
 /** Compressed bytes sent and not yet taken by zlib, at most. */
 const IN_FLIGHT_IN = 8 << 20;
 /** zlib's 1 MB output buffers sent and not yet taken here, at most (the worker pauses zlib at it). */
@@ -163,15 +175,18 @@ export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer
   };
   let inFlight = 0;
   let pumpWake = null as (() => void) | null;
+  const wakeFeed = (): void => {
+    const f = pumpWake;
+    pumpWake = null;
+    f?.();
+  };
   w.on('message', (m: { t: string; ab?: ArrayBuffer; len?: number; n?: number; trailing?: number; message?: string; code?: string; errno?: number }) => {
     if (m.t === 'data') {
       out.push(Buffer.from(m.ab!, 0, m.len!));
       if (out.length > seen.mostWaiting) seen.mostWaiting = out.length;
     } else if (m.t === 'taken') {
       inFlight -= m.n!;
-      const f = pumpWake;
-      pumpWake = null;
-      f?.();
+      wakeFeed();
       return;
     } else if (m.t === 'end') {
       if (m.trailing! > 0) failure = new Error(`${m.trailing} bytes of trailing data after the gzip stream were ignored`);
@@ -235,9 +250,7 @@ export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer
     if (failure !== null) throw failure;
   } finally {
     stopped = true;
-    const f = pumpWake;
-    pumpWake = null;
-    f?.();
+    wakeFeed();
     await w.terminate();
   }
 }

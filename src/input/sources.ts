@@ -5,7 +5,7 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
-import { inflateOffThread } from './inflate-thread.js';
+import { inflateOffThread, inflateThreadMin } from './inflate-thread.js';
 
 /** One input to read. */
 export interface Source {
@@ -108,16 +108,6 @@ export function describeFsError(err: unknown): string {
 /** Opens a source's byte stream. `stdin` is used for '-'. */
 export function openRaw(src: Source, stdin: Readable): Readable {
   return src.path === null ? stdin : createReadStream(src.path, { highWaterMark: 1 << 20 });
-}
-
-/** gzip streams of at least this many compressed bytes (about 13 MB of audit lines) are inflated on a thread of
- * their own (src/input/inflate-thread.ts); a shorter one, in a directory of small rotated files say, does not pay
- * for the thread's start (about 30 ms) and is inflated by zlib from this thread. */
-export const INFLATE_THREAD_MIN_BYTES = 1 << 20;
-/** The threshold, lowered by AUDIT_SCAN_INFLATE_MIN_BYTES (tests put small files through the thread). */
-function inflateThreadMin(): number {
-  const v = Number(process.env.AUDIT_SCAN_INFLATE_MIN_BYTES);
-  return process.env.AUDIT_SCAN_INFLATE_MIN_BYTES !== undefined && Number.isFinite(v) && v >= 0 ? v : INFLATE_THREAD_MIN_BYTES;
 }
 
 /** Reads chunks of `it` into `into` until it holds `atLeast` bytes (what it holds already counts); `each` sees each

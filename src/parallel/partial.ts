@@ -14,7 +14,7 @@ import { findCopies, fingerprintTotal, type SkipWindows } from '../aggregate/fin
 import type { FilterSpec } from '../aggregate/filters.js';
 import type { KubeVersion } from '../model/kube-version.js';
 import type { Source, SourceProblem } from '../input/sources.js';
-import { isMustGatherMetadata, lineEndAfter, latestTimeIn, newSegmentFeeder, readSourceSegment, sniffCsv, sniffDocumentMode, type InputFailure } from '../scan/scan.js';
+import { isMustGatherMetadata, latestTimeBefore, lineEndAfter, newSegmentFeeder, readSourceSegment, sniffCsv, sniffDocumentMode, type InputFailure } from '../scan/scan.js';
 import { describeFsError } from '../input/sources.js';
 import { InputError, UsageError } from '../model/errors.js';
 import { fromJson, toJson } from './codec.js';
@@ -320,10 +320,7 @@ async function readRange(src: Source, state: ScanState, p: Piece, key: string, m
   if (p.start > 0) {
     const fh = await fsp.open(src.path!, 'r');
     try {
-      const from = Math.max(0, p.start - (64 << 10));
-      const b = Buffer.alloc(p.start - from);
-      const { bytesRead } = await fh.read(b, 0, b.length, from);
-      beforeMs = latestTimeIn(b.subarray(0, bytesRead));
+      beforeMs = await latestTimeBefore(fh, p.start);
     } finally {
       await fh.close();
     }

@@ -67,9 +67,10 @@ export class ScanPool {
   private readonly ranges: RangeMessage[] = [];
   private localBusy = false;
   private localRead = false;
-  /** the range each worker and the main thread's lane is reading, with how it may be cut */
-  private readonly reading: Array<{ m: RangeMessage; cutter: RangeCutter } | null> = [];
-  private localReading: { m: RangeMessage; cutter: RangeCutter } | null = null;
+  /** the range each worker and the main thread's lane is reading, when it may be cut */
+  private readonly reading: Array<RangeMessage | null> = [];
+  private localReading: RangeMessage | null = null;
+  /** how each input's ranges are cut, by input index */
   private readonly cutters = new Map<number, RangeCutter>();
   private cutting = false;
   private stopping = false;
@@ -136,7 +137,7 @@ export class ScanPool {
         return;
       case 'segment':
         this.busy[i]!--;
-        if (this.reading[i]?.m.seq === m.seq) this.reading[i] = null;
+        if (this.reading[i]?.seq === m.seq) this.reading[i] = null;
         this.segmentDone(m.seq, m.result);
         return;
       case 'snapshot':
@@ -150,7 +151,6 @@ export class ScanPool {
 
   private segmentDone(seq: number, result: SegmentResult): void {
     this.done.set(seq, result);
-    this.cutters.delete(seq);
     // The lane that finished gets its next range before the results are reconciled (20-60 ms on the 1 GB log):
     // the worker waited for that before.
     this.pump();
@@ -176,7 +176,7 @@ export class ScanPool {
       if (w >= 0) {
         this.busy[w]!++;
         const m = this.ranges.shift()!;
-        this.reading[w] = m.cut === undefined ? null : { m, cutter: this.cutters.get(m.seq)! };
+        this.reading[w] = m.cut === undefined ? null : m;
         this.send(w, m);
         continue;
       }
@@ -192,12 +192,12 @@ export class ScanPool {
     if (this.cutting || this.queueing || this.stopping || this.failure !== null || this.ranges.length > 0) return;
     const free = this.busy.includes(0) || (this.local !== null && !this.localBusy);
     if (!free) return;
-    let victim: { m: RangeMessage; cutter: RangeCutter } | null = null;
+    let victim: RangeMessage | null = null;
     let most = 0;
     for (const r of [...this.reading, this.localReading]) {
-      if (r === null || r.m.cut === undefined) continue;
-      const left = unclaimed(r.m.cut);
-      if (left >= r.cutter.minBytes && left > most) {
+      if (r === null || r.cut === undefined) continue;
+      const left = unclaimed(r.cut);
+      if (left >= this.cutters.get(r.inputIndex)!.minBytes && left > most) {
         most = left;
         victim = r;
       }
@@ -205,16 +205,15 @@ export class ScanPool {
     if (victim === null) return;
     this.cutting = true;
     try {
-      const c = victim.m.cut!;
+      const c = victim.cut!;
       const { claimed, end } = claimedAndEnd(c);
-      const at = await victim.cutter.align(claimed + Math.floor((end - claimed) / 2));
+      const at = await this.cutters.get(victim.inputIndex)!.align(claimed + Math.floor((end - claimed) / 2));
       if (at === null || at.at >= end || this.stopping || this.failure !== null) return;
       const last = cutAt(c, at.at, end);
       if (last === null) return; // the lane read past it meanwhile
       const seq = this.nextSeq++;
-      const m: RangeMessage = { ...victim.m, seq, start: at.at, end, firstOfInput: false, lastOfInput: last, beforeMs: at.beforeMs, cut: newRangeCut(at.at, end, last) };
-      this.cutters.set(seq, victim.cutter);
-      this.order.splice(this.order.indexOf(victim.m.seq) + 1, 0, seq);
+      const m: RangeMessage = { ...victim, seq, start: at.at, end, firstOfInput: false, lastOfInput: last, beforeMs: at.beforeMs, cut: newRangeCut(at.at, end, last) };
+      this.order.splice(this.order.indexOf(victim.seq) + 1, 0, seq);
       this.ranges.unshift(m);
     } catch (err) {
       this.fail(err instanceof Error ? err : new Error(String(err)));
@@ -228,7 +227,7 @@ export class ScanPool {
   private runLocal(lane: LocalLane, m: RangeMessage): void {
     this.localBusy = true;
     this.localRead = true;
-    this.localReading = m.cut === undefined ? null : { m, cutter: this.cutters.get(m.seq)! };
+    this.localReading = m.cut === undefined ? null : m;
     // A turn first: the caller goes on queueing ranges (and the workers get theirs) before this thread reads.
     setImmediate(() => {
       // (a throw while the lane is set up rejects too, as a read's failure does)
@@ -267,7 +266,7 @@ export class ScanPool {
     this.spawn(this.local === null ? this.size : this.size - 1);
     const seq = this.nextSeq++;
     this.order.push(seq);
-    if (cutter !== undefined) this.cutters.set(seq, cutter);
+    if (cutter !== undefined) this.cutters.set(inputIndex, cutter);
     this.ranges.push({ t: 'range', seq, inputIndex, name, path, start, end, firstOfInput, lastOfInput, beforeMs, ...(cutter === undefined ? {} : { cut: newRangeCut(start, end, lastOfInput) }) });
     this.pump();
   }

@@ -10,6 +10,17 @@
  * read under the lock; a cut, under the lock, is taken only at or past the claim, so the lane never reads a byte of
  * the part cut away, and its next claim stops at the cut (a line's end: the caller finds it). */
 
+/** A plain file at least this big is cut into ranges for the lanes, and a range with at least this much left to
+ * read is cut for a lane that runs out; streams are cut in chunks of at most this (scan.ts). */
+export const MIN_SPLIT_BYTES = 32 << 20;
+
+/** The split size AUDIT_SCAN_MIN_SPLIT_BYTES sets (tests cut small files), or undefined; read by the CLI's options
+ * and by bin/'s guess (src/cli/prewarm.ts), so that the two agree. */
+export function minSplitFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const v = env.AUDIT_SCAN_MIN_SPLIT_BYTES;
+  return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
+}
+
 const END = 0;
 const CLAIMED = 1;
 const LAST = 2;

@@ -15,7 +15,7 @@ import { basename } from 'node:path';
 import { MUST_GATHER_METADATA } from '../decode/json-shape.js';
 import { loadEngine, type LineEngine } from '../decode/engine/engine.js';
 import { dropParked } from '../input/parked.js';
-import { claim, close as closeCut, type RangeCut } from '../parallel/range-cut.js';
+import { claim, close as closeCut, MIN_SPLIT_BYTES, type RangeCut } from '../parallel/range-cut.js';
 
 /** Options of the reading stage. */
 export interface ReadOptions {
@@ -33,14 +33,12 @@ export interface ReadOptions {
   shouldStop?: () => boolean;
   /** worker threads for big plain files and for gzip or stdin streams; 1 = read on this thread */
   threads?: number;
-  /** files below this size are read on this thread (workers cost ~30 ms to start) */
+  /** files below this size are read on this thread (workers cost ~30 ms to start); default MIN_SPLIT_BYTES */
   minSplitBytes?: number;
   /** the group cap of each worker's state */
   maxGroups?: number;
 }
 
-/** Default for ReadOptions.minSplitBytes. */
-export const MIN_SPLIT_BYTES = 32 << 20;
 /** Size of the chunks a gzip or stdin stream is cut into for workers (or the split threshold, if smaller:
  * tests lower both with AUDIT_SCAN_MIN_SPLIT_BYTES to cut small streams). */
 const STREAM_CHUNK_BYTES = 8 << 20;
@@ -263,21 +261,17 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
       // One range a lane; a lane that runs out of work cuts the range with the most left (src/parallel/range-cut.ts)
       const bounds = await splitPoints(fh, src.sizeBytes, pool.size);
       const size = src.sizeBytes;
+      // (the ranges are queued before any cut is made, and cuts are made one at a time: one buffer will do)
+      const behind = Buffer.alloc(LOOK_BEHIND_BYTES);
       const cutter: RangeCutter = {
         minBytes: minSplit,
         align: async (at) => {
           const end = await lineEndAfter(fh, at, size);
-          if (end >= size) return null;
-          const from = Math.max(0, end - LOOK_BEHIND_BYTES);
-          const behind = Buffer.alloc(end - from);
-          const { bytesRead } = await fh.read(behind, 0, behind.length, from);
-          return { at: end, beforeMs: latestTimeIn(behind.subarray(0, bytesRead)) };
+          return end >= size ? null : { at: end, beforeMs: await latestTimeBefore(fh, end, behind) };
         },
       };
       const idx = state.addInput(src.name);
-  state.inputs[idx]!.fileTimeMs = src.mtimeMs ?? null;
       state.inputs[idx]!.fileTimeMs = src.mtimeMs ?? null;
-      const behind = Buffer.alloc(LOOK_BEHIND_BYTES);
       // the last range needs no tail: no segment of this input follows it
       let last = bounds.length - 2;
       while (last > 0 && bounds[last + 1]! <= bounds[last]!) last--;
@@ -285,12 +279,7 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
       try {
         for (let i = 0; i + 1 < bounds.length; i++) {
           if (bounds[i + 1]! <= bounds[i]!) continue;
-          let beforeMs: number | null = null;
-          if (bounds[i]! > 0) {
-            const from = Math.max(0, bounds[i]! - LOOK_BEHIND_BYTES);
-            const { bytesRead } = await fh.read(behind, 0, bounds[i]! - from, from);
-            beforeMs = latestTimeIn(behind.subarray(0, bytesRead));
-          }
+          const beforeMs = bounds[i]! > 0 ? await latestTimeBefore(fh, bounds[i]!, behind) : null;
           pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, i === last, beforeMs, cutter);
         }
       } finally {
@@ -305,6 +294,14 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
     }
   }
   return readStreamParallel(src, state, o, getPool, failures, minSplit);
+}
+
+/** The latest event time in the LOOK_BEHIND_BYTES of a file before `at` (read into `buf`), as a range that starts
+ * at `at` is handed it (ScanState.beginSegment): a lane's range, a cut (`readParallel`), a `partial` piece. */
+export async function latestTimeBefore(fh: fsp.FileHandle, at: number, buf: Buffer = Buffer.alloc(LOOK_BEHIND_BYTES)): Promise<number | null> {
+  const from = Math.max(0, at - LOOK_BEHIND_BYTES);
+  const { bytesRead } = await fh.read(buf, 0, at - from, from);
+  return latestTimeIn(buf.subarray(0, bytesRead));
 }
 
 /** Byte offsets that cut a file into about `parts` ranges, each boundary just after a newline. */
