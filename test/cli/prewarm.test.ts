@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { wantedWorkers } from '../../src/cli/prewarm.js';
+import { LANE_INTERRUPT_BUDGET, interruptBudget, wantedWorkers } from '../../src/cli/prewarm.js';
 import { dropParked, isParked, park, takeParked } from '../../src/input/parked.js';
 import { parkWorker, takeParkedWorker } from '../../src/parallel/prewarm.js';
 import { Worker } from 'node:worker_threads';
@@ -58,6 +58,21 @@ describe('prewarm: which workers bin/ starts early', () => {
     expect(wantedWorkers(['-j', '2', big], { AUDIT_SCAN_MIN_SPLIT_BYTES: '17000' }).scan).toBe(true);
     expect(wantedWorkers(['-j', '2', big], { AUDIT_SCAN_MIN_SPLIT_BYTES: '17001' }).scan).toBe(false);
     expect(wantedWorkers([gz], { AUDIT_SCAN_INFLATE_MIN_BYTES: '0' }).inflate).toBe(true);
+  });
+  it.each([
+    ['lanes on the engine', [big], {}, true, LANE_INTERRUPT_BUDGET],
+    ['lanes, --engine wasm', ['--engine', 'wasm', big], {}, true, LANE_INTERRUPT_BUDGET],
+    ['one lane', [big], {}, false, null],
+    ['--engine js', ['--engine', 'js', big], {}, true, null],
+    ['--engine=js', [big, '--engine=js'], {}, true, null],
+    ['the last --engine wins', ['--engine', 'js', '--engine', 'wasm', big], {}, true, LANE_INTERRUPT_BUDGET],
+    ['AUDIT_SCAN_ENGINE=js', [big], { AUDIT_SCAN_ENGINE: 'js' }, true, null],
+    ['--engine wasm over AUDIT_SCAN_ENGINE=js', ['--engine', 'wasm', big], { AUDIT_SCAN_ENGINE: 'js' }, true, LANE_INTERRUPT_BUDGET],
+    ['AUDIT_SCAN_INTERRUPT_BUDGET', [big], { AUDIT_SCAN_INTERRUPT_BUDGET: '500000' }, true, 500_000],
+    ['AUDIT_SCAN_INTERRUPT_BUDGET=0: V8\'s own', [big], { AUDIT_SCAN_INTERRUPT_BUDGET: '0' }, true, null],
+    ['AUDIT_SCAN_INTERRUPT_BUDGET not a number', [big], { AUDIT_SCAN_INTERRUPT_BUDGET: 'lots' }, true, null],
+  ])('interrupt budget: %s', (_, argv, e, lanes, want) => {
+    expect(interruptBudget(argv, e, lanes)).toBe(want);
   });
   it('a parked worker is taken once, alive; a drop ends the ones nobody took', async () => {
     parkWorker();
