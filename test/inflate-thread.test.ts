@@ -106,6 +106,47 @@ describe('gzip inflated on a thread of its own', () => {
     expect(text.subarray(0, thread.bytes.length).equals(thread.bytes)).toBe(true);
   });
 
+  it('gives zlib its buffers back when the reader keeps nothing of them, and gives the same bytes', async () => {
+    const big = lines(16);
+    const chunks = pieces(gzipSync(big), [1 << 20]);
+    const seen = { mostWaiting: 0, reused: -1 };
+    const r = await drain(inflateOffThread(chunks[0]!, Readable.from(chunks.slice(1))[Symbol.asyncIterator](), false, seen, { on: true }));
+    expect(r.error).toBeNull();
+    expect(r.bytes.equals(big)).toBe(true);
+    // 16 buffers put out, a few in flight at a time: zlib wrote into the ones given back
+    expect(seen.reused).toBeGreaterThan(0);
+    const off = { mostWaiting: 0, reused: -1 };
+    const r2 = await drain(inflateOffThread(chunks[0]!, Readable.from(chunks.slice(1))[Symbol.asyncIterator](), false, off));
+    expect(r2.bytes.equals(big)).toBe(true);
+    expect(off.reused).toBe(0);
+  });
+
+  it('gives back only what was read while the reader kept its promise: chunks held before it are left whole', async () => {
+    const big = lines(16);
+    const chunks = pieces(gzipSync(big), [1 << 20]);
+    const recycle = { on: false };
+    const gen = inflateOffThread(chunks[0]!, Readable.from(chunks.slice(1))[Symbol.asyncIterator](), false, { mostWaiting: 0 }, recycle);
+    // held, not copied, as a reader that reads ahead holds them (scan.ts readStreamParallel)
+    const held: Buffer[] = [];
+    for (let i = 0; i < 3; i++) held.push((await gen.next()).value as Buffer);
+    const heldCopy = Buffer.concat(held);
+    recycle.on = true;
+    const rest = await drain(gen);
+    expect(Buffer.concat(held).equals(heldCopy)).toBe(true);
+    expect(Buffer.concat([heldCopy, rest.bytes]).equals(big)).toBe(true);
+  });
+
+  it.each([
+    ['cut in the middle', gz.subarray(0, gz.length >> 1)],
+    ['followed by bytes that are not gzip', Buffer.concat([gz, Buffer.from('not gzip at all, appended by a broken rotation')])],
+  ])('with buffers given back, fails as without when %s', async (_name, data) => {
+    const given = await drain(readBytes(Readable.from(pieces(data, [1 << 20])), () => {}, false, 0, { on: true }));
+    const { thread } = await both(data, [1 << 20]);
+    expect(given.error).not.toBeNull();
+    expect(given.error).toBe(thread.error);
+    expect(given.bytes.equals(thread.bytes)).toBe(true);
+  });
+
   it('holds a few MB when the scan is slow, however well the stream compresses (64 MB in 0.3 MB of gzip)', async () => {
     const line = Buffer.from(text.subarray(0, text.indexOf(10) + 1));
     const block = Buffer.concat(Array.from({ length: Math.ceil((1 << 20) / line.length) }, () => line));

@@ -5,7 +5,7 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
-import { inflateOffThread, inflateThreadMin } from './inflate-thread.js';
+import { inflateOffThread, inflateThreadMin, type Recycle } from './inflate-thread.js';
 
 /** One input to read. */
 export interface Source {
@@ -128,8 +128,9 @@ export async function readAhead(it: AsyncIterator<Buffer>, into: Buffer[], atLea
 
 /** Yields a source's decoded bytes: gunzipped when the first two bytes are gzip's magic. Multi-member gzip works.
  * `owned`: the stream's chunks are this reader's (a file opened by openRaw), so gzip data is handed to the inflate
- * thread without a copy; a stream from elsewhere (stdin, a caller's) may hold on to its buffers. */
-export async function* readBytes(raw: Readable, onGzip: () => void, owned = false, threadMin = inflateThreadMin()): AsyncGenerator<Buffer> {
+ * thread without a copy; a stream from elsewhere (stdin, a caller's) may hold on to its buffers. `recycle`: the
+ * caller's promise to keep nothing of a chunk once it asks for the next (inflate-thread.ts Recycle). */
+export async function* readBytes(raw: Readable, onGzip: () => void, owned = false, threadMin = inflateThreadMin(), recycle?: Recycle): AsyncGenerator<Buffer> {
   const it = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let first = await it.next();
   // Make sure two bytes are available for the magic check.
@@ -148,7 +149,7 @@ export async function* readBytes(raw: Readable, onGzip: () => void, owned = fals
     const onThread = threadMin === Infinity || (await readAhead(it, lead, threadMin));
     const start = lead.length === 1 ? head : Buffer.concat(lead);
     if (!onThread) {
-      yield* inflateOffThread(start, it, owned);
+      yield* inflateOffThread(start, it, owned, undefined, recycle);
       return;
     }
     const gunzip = createGunzip({ chunkSize: 1 << 20 });

@@ -369,7 +369,9 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
   const raw = openRaw(src, o.stdin);
   const unhook = destroyOnAbort(raw, o.signal);
   let gzip = false;
-  const gen = readBytes(raw, () => (gzip = true), src.path !== null)[Symbol.asyncIterator]();
+  // on for readChunks() (below), which copies what it keeps; not while chunks are held here
+  const recycle = { on: false };
+  const gen = readBytes(raw, () => (gzip = true), src.path !== null, undefined, recycle)[Symbol.asyncIterator]();
   const chunkBytes = Math.min(minSplit, STREAM_CHUNK_BYTES);
   // Buffer the start: a stream that ends below minSplit bytes, or holds JSON documents, stays on this thread.
   const head: Buffer[] = [];
@@ -387,6 +389,7 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
       inp.gzip = gzip;
       try {
         const rest: AsyncIterator<Buffer> = ended ? { next: async () => ({ done: true, value: undefined }) } : gen;
+        recycle.on = true;
         await readChunks(src, state, { ...o, onBytes: undefined }, first === null ? rest : prepend(first, rest), (mode) => (inp.format = mode));
         if (readError !== undefined) throw readError;
       } finally {
@@ -766,7 +769,8 @@ async function readOne(src: Source, state: ScanState, o: ReadOptions, onGzip: ()
   const raw = openRaw(src, o.stdin);
   const unhook = destroyOnAbort(raw, o.signal);
   try {
-    await readChunks(src, state, o, readBytes(raw, onGzip, src.path !== null), onMode);
+    // readChunks() copies what it keeps of a chunk before it asks for the next: zlib may write into it again
+    await readChunks(src, state, o, readBytes(raw, onGzip, src.path !== null, undefined, { on: true }), onMode);
   } finally {
     unhook();
     if (src.path !== null) raw.destroy();
