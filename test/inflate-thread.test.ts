@@ -2,6 +2,10 @@
 // its threshold) and zlib's one-shot gunzipSync: the same bytes, the same errors, whatever the reads.
 import { describe, expect, it } from 'vitest';
 import { PassThrough, Readable } from 'node:stream';
+import { once } from 'node:events';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createGzip, gunzipSync, gzipSync } from 'node:zlib';
 import { readBytes } from '../src/input/sources.js';
 import { inflateOffThread } from '../src/input/inflate-thread.js';
@@ -110,13 +114,13 @@ describe('gzip inflated on a thread of its own', () => {
     const big = lines(16);
     const chunks = pieces(gzipSync(big), [1 << 20]);
     const seen = { mostWaiting: 0, reused: -1 };
-    const r = await drain(inflateOffThread(chunks[0]!, Readable.from(chunks.slice(1))[Symbol.asyncIterator](), false, seen, { on: true }));
+    const r = await drain(inflateOffThread(chunks[0]!, Readable.from(chunks.slice(1))[Symbol.asyncIterator](), false, { seen, recycle: { on: true } }));
     expect(r.error).toBeNull();
     expect(r.bytes.equals(big)).toBe(true);
     // 16 buffers put out, a few in flight at a time: zlib wrote into the ones given back
     expect(seen.reused).toBeGreaterThan(0);
     const off = { mostWaiting: 0, reused: -1 };
-    const r2 = await drain(inflateOffThread(chunks[0]!, Readable.from(chunks.slice(1))[Symbol.asyncIterator](), false, off));
+    const r2 = await drain(inflateOffThread(chunks[0]!, Readable.from(chunks.slice(1))[Symbol.asyncIterator](), false, { seen: off }));
     expect(r2.bytes.equals(big)).toBe(true);
     expect(off.reused).toBe(0);
   });
@@ -125,7 +129,7 @@ describe('gzip inflated on a thread of its own', () => {
     const big = lines(16);
     const chunks = pieces(gzipSync(big), [1 << 20]);
     const recycle = { on: false };
-    const gen = inflateOffThread(chunks[0]!, Readable.from(chunks.slice(1))[Symbol.asyncIterator](), false, { mostWaiting: 0 }, recycle);
+    const gen = inflateOffThread(chunks[0]!, Readable.from(chunks.slice(1))[Symbol.asyncIterator](), false, { recycle });
     // held, not copied, as a reader that reads ahead holds them (scan.ts readStreamParallel)
     const held: Buffer[] = [];
     for (let i = 0; i < 3; i++) held.push((await gen.next()).value as Buffer);
@@ -140,11 +144,62 @@ describe('gzip inflated on a thread of its own', () => {
     ['cut in the middle', gz.subarray(0, gz.length >> 1)],
     ['followed by bytes that are not gzip', Buffer.concat([gz, Buffer.from('not gzip at all, appended by a broken rotation')])],
   ])('with buffers given back, fails as without when %s', async (_name, data) => {
-    const given = await drain(readBytes(Readable.from(pieces(data, [1 << 20])), () => {}, false, 0, { on: true }));
+    const given = await drain(readBytes(Readable.from(pieces(data, [1 << 20])), () => {}, false, 0, { recycle: { on: true } }));
     const { thread } = await both(data, [1 << 20]);
     expect(given.error).not.toBeNull();
     expect(given.error).toBe(thread.error);
     expect(given.bytes.equals(thread.bytes)).toBe(true);
+  });
+
+  describe('a gzip file the inflate thread reads on its own', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'inflate-file-'));
+    const file = join(dir, 'audit.log.gz');
+    writeFileSync(file, gz);
+    const openFds = (): number => readdirSync('/proc/self/fd').length;
+    const fromFile = async (path: string, raw = createReadStream(path, { highWaterMark: 1 << 20 })) => {
+      try {
+        return await drain(readBytes(raw, () => {}, true, 0, { recycle: { on: true }, path }));
+      } finally {
+        raw.destroy();
+      }
+    };
+
+    it('gives the bytes gunzipSync gives, and closes what it opened', async () => {
+      const before = existsSync('/proc/self/fd') ? openFds() : 0;
+      const r = await fromFile(file);
+      expect(r.error).toBeNull();
+      expect(r.bytes.equals(text)).toBe(true);
+      await new Promise((res) => setTimeout(res, 50)); // the stream's own close
+      if (existsSync('/proc/self/fd')) expect(openFds()).toBe(before);
+    });
+
+    it.each([
+      ['cut in the middle', gz.subarray(0, gz.length >> 1)],
+      ['followed by bytes that are not gzip', Buffer.concat([gz, Buffer.from('not gzip at all, appended by a broken rotation')])],
+      ['corrupt in the middle', Buffer.concat([gz.subarray(0, 400_000), Buffer.alloc(5000, 0x55), gz.subarray(405_000)])],
+    ])('fails as the stream does when %s', async (name, data) => {
+      const bad = join(dir, `${name.replace(/ /g, '-')}.gz`);
+      writeFileSync(bad, data);
+      const r = await fromFile(bad);
+      const { thread } = await both(data, [1 << 20]);
+      expect(r.error).not.toBeNull();
+      expect(r.error).toBe(thread.error);
+      expect(r.code).toBe(thread.code);
+      expect(r.bytes.equals(thread.bytes)).toBe(true);
+    });
+
+    it('reads the file it opened, not one rotated into its place since', async () => {
+      const live = join(dir, 'live.log.gz');
+      writeFileSync(live, gz);
+      const raw = createReadStream(live, { highWaterMark: 1 << 20 });
+      await once(raw, 'open');
+      const other = join(dir, 'other.log.gz');
+      writeFileSync(other, gzipSync(lines(7)));
+      renameSync(other, live);
+      const r = await fromFile(live, raw);
+      expect(r.error).toBeNull();
+      expect(r.bytes.equals(text)).toBe(true);
+    });
   });
 
   it('holds a few MB when the scan is slow, however well the stream compresses (64 MB in 0.3 MB of gzip)', async () => {
@@ -161,7 +216,7 @@ describe('gzip inflated on a thread of its own', () => {
     const big = Buffer.concat(parts);
     expect(big.length).toBeLessThan(1 << 20); // one write of zlib's holds it all
     const seen = { mostWaiting: 0 };
-    const gen = inflateOffThread(big, Readable.from([])[Symbol.asyncIterator](), false, seen);
+    const gen = inflateOffThread(big, Readable.from([])[Symbol.asyncIterator](), false, { seen });
     const first = await gen.next();
     expect(first.done).toBe(false);
     // a scan busy elsewhere: the worker may inflate meanwhile, but only up to its few buffers

@@ -9,7 +9,8 @@
  * binary). This thread sends it the compressed bytes as they are read, at most IN_FLIGHT_IN ahead of what zlib has
  * taken; the worker sends back zlib's output buffers (transferred, not copied) and pauses zlib while OUT_UNREAD of
  * them wait here (the scan counts what it took in shared memory): memory stays bounded whatever the file's size
- * and however well it compresses. Every byte zlib put out before an error reaches the scan, then the error, as
+ * and however well it compresses. A file (not stdin, not a pipe) the worker reads on its own past the first bytes,
+ * from a descriptor this thread opened and checked to be the file the scan began (InflateOptions.file). Every byte zlib put out before an error reaches the scan, then the error, as
  * zlib's own (code and message).
  *
  * A reader that keeps nothing of a chunk once it asks for the next (`Recycle`) gives zlib's buffers back, a few at a
@@ -17,6 +18,7 @@
  * faulted in on the libuv thread that inflated into it (270 ms of a 1 GB scan's CPU), and its memory, external to
  * V8, was freed by this thread's garbage collector (14 full collections, 220 ms with their helpers). */
 
+import { closeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { park, takeParked } from './parked.js';
 
@@ -60,6 +62,7 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { createGunzip } = require('node:zlib');
 const { Buffer } = require('node:buffer');
+const fs = require('node:fs');
 const CHUNK = ${CHUNK_BYTES};
 const OUT_UNREAD = ${OUT_UNREAD};
 const SPARE_MAX = ${OUT_UNREAD + 2 * GIVE_BACK};
@@ -79,6 +82,9 @@ const input = [];
 // taken[1]: while this thread waits for the scan, the count it waits for (sleeps()), else 0
 const taken = new Int32Array(workerData);
 let ended = false, writing = false, sent = 0, fed = 0, failed = false;
+// the file this thread reads on its own ('file'): the scan's descriptor (the scan closes it), the next offset, and
+// the buffer each read reuses
+let fd = null, pos = 0, inbuf = null;
 let cur = null, curLen = 0;
 function send(ab, len) {
   sent++;
@@ -144,8 +150,38 @@ gz.on('error', (err) => {
   copyCur();
   parentPort.postMessage({ t: 'error', message: err.message, code: err.code, errno: err.errno });
 });
+// The next megabyte of the file, into the buffer the last one used (zlib is done with it: no write is under way).
+function readFile() {
+  let n = 0;
+  try {
+    n = fs.readSync(fd, inbuf, 0, CHUNK, pos);
+  } catch (err) {
+    fd = null;
+    failed = true;
+    copyCur();
+    parentPort.postMessage({ t: 'error', message: err.message, code: err.code, errno: err.errno });
+    return;
+  }
+  if (n === 0) {
+    fd = null;
+    ended = true;
+    return;
+  }
+  pos += n;
+  input.push(inbuf.subarray(0, n));
+}
 function pump() {
-  while (!writing && !failed && input.length > 0) {
+  for (;;) {
+    if (writing || failed) return;
+    if (input.length === 0 && fd !== null) {
+      if (gz.isPaused()) return; // room() goes on
+      if (behind()) {
+        if (sleeps()) return;
+        continue;
+      }
+      readFile();
+    }
+    if (input.length === 0) break;
     if (gz.isPaused()) return; // room() goes on
     if (behind()) {
       if (sleeps()) return;
@@ -156,7 +192,7 @@ function pump() {
     fed += b.length;
     gz.write(b, () => {
       writing = false;
-      parentPort.postMessage({ t: 'taken', n: b.length });
+      if (b.buffer !== inbuf?.buffer) parentPort.postMessage({ t: 'taken', n: b.length });
       pump();
     });
   }
@@ -171,6 +207,11 @@ parentPort.on('message', (m) => {
     for (let i = 0; i < m.buf.length; i += CHUNK) input.push(m.buf.subarray(i, Math.min(m.buf.length, i + CHUNK)));
   } else if (m.t === 'end') ended = true;
   else if (m.t === 'room') return room();
+  else if (m.t === 'file') {
+    fd = m.fd;
+    pos = m.at;
+    inbuf = Buffer.allocUnsafe(CHUNK);
+  }
   else if (m.t === 'back') {
     for (const ab of m.abs) if (ab.byteLength === CHUNK && spare.length < SPARE_MAX) spare.push(ab);
     return;
@@ -192,11 +233,22 @@ export function parkInflateWorker(): void {
   park('inflate', w, shared);
 }
 
+/** What inflateOffThread() may also be given: `recycle`, the reader's promise (see Recycle); `file`, a descriptor of
+ * the file the stream reads, opened for this (it closes it), from which the worker reads the bytes after `head`
+ * itself at offset `at` (`rest` is then not read); `seen`, filled in: `mostWaiting`, the most buffers that waited
+ * here at once; `reused`, at the end, the buffers zlib wrote into again. */
+export interface InflateOptions {
+  recycle?: Recycle;
+  file?: { fd: number; at: number };
+  seen?: { mostWaiting: number; reused?: number };
+}
+
 /** Yields the inflated bytes of the gzip stream whose first chunk is `head` and whose rest `rest` yields (`owned`:
  * its chunks are the caller's to give away). Throws zlib's error after the bytes put out before it, or an Error
- * naming trailing bytes after the last member. `recycle`: the reader's promise (see Recycle). `seen.mostWaiting`:
- * the most buffers that waited here at once; `seen.reused`, at the end: the buffers zlib wrote into again. */
-export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer>, owned: boolean, seen: { mostWaiting: number; reused?: number } = { mostWaiting: 0 }, recycle: Recycle = { on: false }): AsyncGenerator<Buffer> {
+ * naming trailing bytes after the last member. */
+export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer>, owned: boolean, o: InflateOptions = {}): AsyncGenerator<Buffer> {
+  const seen = o.seen ?? { mostWaiting: 0 };
+  const recycle = o.recycle ?? { on: false };
   // the one bin/ started before the CLI's bundle loaded, if it did (src/cli/prewarm.ts)
   const parked = takeParked('inflate');
   const { w, shared } = parked === undefined ? startInflateWorker() : { w: parked.worker, shared: parked.data as SharedArrayBuffer };
@@ -274,7 +326,14 @@ export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer
       signal();
     }
   };
-  void feed();
+  if (o.file === undefined) void feed();
+  else {
+    // The head as it is (a copy: the caller may keep it); the rest the worker reads into one buffer it reuses:
+    // a read a buffer of its own faulted its pages in (80 MB of gzip, 20,000 faults), and each read was a message.
+    const buf = new Uint8Array(head);
+    w.postMessage({ t: 'in', buf }, [buf.buffer]);
+    w.postMessage({ t: 'file', fd: o.file.fd, at: o.file.at });
+  }
   try {
     for (;;) {
       if (out.length > 0) {
@@ -300,6 +359,7 @@ export async function* inflateOffThread(head: Buffer, rest: AsyncIterator<Buffer
     stopped = true;
     wakeFeed();
     await w.terminate();
+    if (o.file !== undefined) closeSync(o.file.fd);
   }
 }
 

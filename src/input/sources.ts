@@ -1,7 +1,7 @@
 /*! Inputs: paths, '-' (stdin) and directories (every file inside, symlink loops cut) → Source objects whose
  * bytes are read as a stream; gzip is detected by its magic bytes (1f 8b), not by the file name. */
 
-import { createReadStream, promises as fsp } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
@@ -105,6 +105,24 @@ export function describeFsError(err: unknown): string {
   }
 }
 
+/** A descriptor of the file at `path`, opened for reading, if it is the one `raw` (a file stream) has open: not
+ * another rotated into its place since. null when it is not, or cannot be told. */
+function sameFile(path: string, raw: Readable): number | null {
+  const open = (raw as Readable & { fd?: unknown }).fd;
+  if (typeof open !== 'number') return null;
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, 'r');
+    const a = fstatSync(fd);
+    const b = fstatSync(open);
+    if (a.dev === b.dev && a.ino === b.ino) return fd;
+  } catch {
+    // read as a stream, as before
+  }
+  if (fd !== null) closeSync(fd);
+  return null;
+}
+
 /** Opens a source's byte stream. `stdin` is used for '-'. */
 export function openRaw(src: Source, stdin: Readable): Readable {
   return src.path === null ? stdin : createReadStream(src.path, { highWaterMark: 1 << 20 });
@@ -128,9 +146,10 @@ export async function readAhead(it: AsyncIterator<Buffer>, into: Buffer[], atLea
 
 /** Yields a source's decoded bytes: gunzipped when the first two bytes are gzip's magic. Multi-member gzip works.
  * `owned`: the stream's chunks are this reader's (a file opened by openRaw), so gzip data is handed to the inflate
- * thread without a copy; a stream from elsewhere (stdin, a caller's) may hold on to its buffers. `recycle`: the
- * caller's promise to keep nothing of a chunk once it asks for the next (inflate-thread.ts Recycle). */
-export async function* readBytes(raw: Readable, onGzip: () => void, owned = false, threadMin = inflateThreadMin(), recycle?: Recycle): AsyncGenerator<Buffer> {
+ * thread without a copy; a stream from elsewhere (stdin, a caller's) may hold on to its buffers. `o.recycle`: the
+ * caller's promise to keep nothing of a chunk once it asks for the next (inflate-thread.ts Recycle). `o.path`: the
+ * file `raw` reads from its start (openRaw): the inflate thread reads a gzip file's rest itself. */
+export async function* readBytes(raw: Readable, onGzip: () => void, owned = false, threadMin = inflateThreadMin(), o: { recycle?: Recycle; path?: string } = {}): AsyncGenerator<Buffer> {
   const it = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let first = await it.next();
   // Make sure two bytes are available for the magic check.
@@ -149,7 +168,8 @@ export async function* readBytes(raw: Readable, onGzip: () => void, owned = fals
     const onThread = threadMin === Infinity || (await readAhead(it, lead, threadMin));
     const start = lead.length === 1 ? head : Buffer.concat(lead);
     if (!onThread) {
-      yield* inflateOffThread(start, it, owned, undefined, recycle);
+      const fd = o.path === undefined ? null : sameFile(o.path, raw);
+      yield* inflateOffThread(start, it, owned, { recycle: o.recycle, file: fd === null ? undefined : { fd, at: start.length } });
       return;
     }
     const gunzip = createGunzip({ chunkSize: 1 << 20 });

@@ -371,7 +371,7 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
   let gzip = false;
   // on for readChunks() (below), which copies what it keeps; not while chunks are held here
   const recycle = { on: false };
-  const gen = readBytes(raw, () => (gzip = true), src.path !== null, undefined, recycle)[Symbol.asyncIterator]();
+  const gen = readBytes(raw, () => (gzip = true), src.path !== null, undefined, { recycle, path: src.path ?? undefined })[Symbol.asyncIterator]();
   const chunkBytes = Math.min(minSplit, STREAM_CHUNK_BYTES);
   // Buffer the start: a stream that ends below minSplit bytes, or holds JSON documents, stays on this thread.
   const head: Buffer[] = [];
@@ -770,7 +770,7 @@ async function readOne(src: Source, state: ScanState, o: ReadOptions, onGzip: ()
   const unhook = destroyOnAbort(raw, o.signal);
   try {
     // readChunks() copies what it keeps of a chunk before it asks for the next: zlib may write into it again
-    await readChunks(src, state, o, readBytes(raw, onGzip, src.path !== null, undefined, { on: true }), onMode);
+    await readChunks(src, state, o, readBytes(raw, onGzip, src.path !== null, undefined, { recycle: { on: true }, path: src.path ?? undefined }), onMode);
   } finally {
     unhook();
     if (src.path !== null) raw.destroy();
