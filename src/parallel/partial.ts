@@ -14,7 +14,8 @@ import { findCopies, fingerprintTotal, type SkipWindows } from '../aggregate/fin
 import type { FilterSpec } from '../aggregate/filters.js';
 import type { KubeVersion } from '../model/kube-version.js';
 import type { Source, SourceProblem } from '../input/sources.js';
-import { isMustGatherMetadata, latestTimeBefore, lineEndAfter, newSegmentFeeder, readSourceSegment, sniffCsv, sniffDocumentMode, type InputFailure } from '../scan/scan.js';
+import { isMustGatherMetadata, latestTimeBefore, lineEndAfter, readSourceSegment, sniffCsv, sniffDocumentMode, type InputFailure } from '../scan/scan.js';
+import { newSegmentFeeder } from '../scan/segment.js';
 import { describeFsError } from '../input/sources.js';
 import { InputError, UsageError } from '../model/errors.js';
 import { fromJson, toJson } from './codec.js';

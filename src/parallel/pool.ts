@@ -40,7 +40,7 @@ export interface RangeCutter {
   align(at: number): Promise<{ at: number; beforeMs: number | null } | null>;
 }
 
-/** The main thread's lane: reads a range into a ScanState of its own (src/scan/scan.ts scanRange), as a worker
+/** The main thread's lane: reads a range into a ScanState of its own (src/scan/segment.ts scanRange), as a worker
  * does. */
 export interface LocalLane {
   range(m: RangeMessage): Promise<SegmentResult>;

@@ -4,7 +4,7 @@
 
 import { parentPort } from 'node:worker_threads';
 import { ScanState, type SegmentResult } from '../aggregate/scan-state.js';
-import { newSegmentFeeder, scanRange } from '../scan/scan.js';
+import { newSegmentFeeder, scanRange } from '../scan/segment.js';
 import { loadEngine } from '../decode/engine/engine.js';
 import type { ToWorker, FromWorker } from './protocol.js';
 
