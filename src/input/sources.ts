@@ -105,17 +105,20 @@ export function describeFsError(err: unknown): string {
   }
 }
 
-/** A descriptor of the file at `path`, opened for reading, if it is the one `raw` (a file stream) has open: not
- * another rotated into its place since. null when it is not, or cannot be told. */
+/** A descriptor of the file at `path`, opened for reading, if it is a regular file and the one `raw` (a file
+ * stream) has open: not another rotated into its place since, and not a FIFO (`<(zcat …)`), which has no offsets
+ * to read at. null when it is not, or cannot be told. */
 function sameFile(path: string, raw: Readable): number | null {
   const open = (raw as Readable & { fd?: unknown }).fd;
   if (typeof open !== 'number') return null;
   let fd: number | null = null;
   try {
+    const was = fstatSync(open);
+    // (a FIFO's path is not opened again)
+    if (!was.isFile()) return null;
     fd = openSync(path, 'r');
-    const a = fstatSync(fd);
-    const b = fstatSync(open);
-    if (a.dev === b.dev && a.ino === b.ino) return fd;
+    const now = fstatSync(fd);
+    if (now.dev === was.dev && now.ino === was.ino) return fd;
   } catch {
     // read as a stream, as before
   }

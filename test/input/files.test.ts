@@ -1,5 +1,6 @@
 // How a path is read: a regular file synchronously into one reused buffer (scan.ts plainFileChunks), a gzip file,
-// a named pipe or a device as a stream. The pipe case matters because opening a FIFO blocks until a writer comes:
+// a named pipe or a device as a stream (a gzip file's compressed bytes read by the inflate thread itself, a pipe's
+// not: it has no offsets). The pipe case matters because opening a FIFO blocks until a writer comes:
 // the scan must wait for it without blocking, and must not close it on the writer after a peek.
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
@@ -35,5 +36,25 @@ describe('reading a path', () => {
     const strip = (s: string): unknown => ({ ...JSON.parse(s), inputs: null, apiservers: null }); // what names the input
     expect(strip(b.stdout)).toEqual(strip(a.stdout));
     expect(strip(c.stdout)).toEqual(strip(a.stdout));
+  }, 20_000);
+
+  it('gzip through a named pipe, inflated on its own thread, reads as the gzip file does (a pipe has no offsets)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-scan-files-'));
+    const gz = join(dir, 'a.log.gz');
+    writeFileSync(gz, gzipSync(lines));
+    mkdirSync(join(dir, 'pipe'));
+    const fifo = join(dir, 'pipe', 'a.log.gz');
+    execFileSync('mkfifo', [fifo]);
+    const env = { AUDIT_SCAN_INFLATE_MIN_BYTES: '0' };
+    const file = await spawnCli(['-o', 'json', gz], null, { env });
+    const writer = spawn('sh', ['-c', `cat '${gz}' > '${fifo}'`]);
+    const written = new Promise<number | null>((r) => writer.on('close', r));
+    const piped = await spawnCli(['-o', 'json', fifo], null, { env });
+    expect(await written).toBe(0);
+    expect(piped.stderr).toBe('');
+    expect(piped.code).toBe(0);
+    const strip = (s: string): unknown => ({ ...JSON.parse(s), inputs: null, apiservers: null }); // what names the input
+    expect(strip(piped.stdout)).toEqual(strip(file.stdout));
+    expect(JSON.parse(piped.stdout).totals.requests).toBe(30);
   }, 20_000);
 });
