@@ -69,6 +69,7 @@ describe('prewarm: which workers bin/ starts early', () => {
     ['AUDIT_SCAN_ENGINE=js', [big], { AUDIT_SCAN_ENGINE: 'js' }, true, null],
     ['--engine wasm over AUDIT_SCAN_ENGINE=js', ['--engine', 'wasm', big], { AUDIT_SCAN_ENGINE: 'js' }, true, LANE_INTERRUPT_BUDGET],
     ['AUDIT_SCAN_INTERRUPT_BUDGET', [big], { AUDIT_SCAN_INTERRUPT_BUDGET: '500000' }, true, 500_000],
+    ['AUDIT_SCAN_INTERRUPT_BUDGET empty: the default', [big], { AUDIT_SCAN_INTERRUPT_BUDGET: '' }, true, LANE_INTERRUPT_BUDGET],
     ['AUDIT_SCAN_INTERRUPT_BUDGET=0: V8\'s own', [big], { AUDIT_SCAN_INTERRUPT_BUDGET: '0' }, true, null],
     ['AUDIT_SCAN_INTERRUPT_BUDGET not a number', [big], { AUDIT_SCAN_INTERRUPT_BUDGET: 'lots' }, true, null],
   ])('interrupt budget: %s', (_, argv, e, lanes, want) => {
