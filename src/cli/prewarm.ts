@@ -34,10 +34,11 @@ export function prewarm(argv: readonly string[], env: NodeJS.ProcessEnv = proces
 }
 
 /** V8's interrupt budget (bytecode run before a function is weighed for TurboFan) while a scan runs in lanes, or
- * beside the inflate thread, on the compiled engine: 2,000,000, against V8's 67,584. Each isolate then compiled with TurboFan the few JavaScript loops
- * that run once a segment or a fold (folding the aggregator's tables, the look-back window, the time runs) and
- * recompiled them when a later branch deoptimized them: 621 ms of compiling a 1 GB scan (`--trace-opt`, both
- * isolates), on the two cores the lanes need, for JavaScript that then ran about 40 ms. With the budget they run
+ * beside the inflate thread, on the compiled engine: 2,000,000, against V8's 67,584. Each isolate compiled with
+ * TurboFan the few JavaScript loops that run once a segment or a fold (folding the aggregator's tables, the
+ * look-back window, the time runs) and recompiled them when a later branch deoptimized them: 621 ms of compiling a
+ * 1 GB scan (`--trace-opt`, both isolates), on the two cores the lanes need, for JavaScript that then ran about
+ * 40 ms. With the budget they run
  * unoptimized a while longer, and the scan took 11% less CPU and 8.6% less time (bench/README.md); a gzip scan,
  * whose other core inflates, 7% less CPU and 5.7% less time. Not for `--engine js`, whose per-line JavaScript wants
  * TurboFan early (8% slower with it), nor for one lane of a plain file (TurboFan then has a core of its own: 4%
@@ -46,8 +47,7 @@ export const LANE_INTERRUPT_BUDGET = 2_000_000;
 
 /** The interrupt budget prewarm() sets: LANE_INTERRUPT_BUDGET for a scan in lanes or beside the inflate thread
  * (`lanes`: the scan pool's first worker or the inflate thread is wanted) on the compiled engine, or null for V8's
- * own. AUDIT_SCAN_INTERRUPT_BUDGET sets another (0: V8's
- * own) for such a scan. */
+ * own. AUDIT_SCAN_INTERRUPT_BUDGET sets another (0: V8's own) for such a scan. */
 export function interruptBudget(argv: readonly string[], env: NodeJS.ProcessEnv, lanes: boolean): number | null {
   if (!lanes || engineOf(argv, env) === 'js') return null;
   const set = env.AUDIT_SCAN_INTERRUPT_BUDGET;

@@ -10,8 +10,8 @@
  * taken; the worker sends back zlib's output buffers (transferred, not copied) and pauses zlib while OUT_UNREAD of
  * them wait here (the scan counts what it took in shared memory): memory stays bounded whatever the file's size
  * and however well it compresses. A file (not stdin, not a pipe) the worker reads on its own past the first bytes,
- * from a descriptor this thread opened and checked to be the file the scan began (InflateOptions.file). Every byte zlib put out before an error reaches the scan, then the error, as
- * zlib's own (code and message).
+ * from a descriptor this thread opened and checked to be the file the scan began (InflateOptions.file). Every byte
+ * zlib put out before an error reaches the scan, then the error, as zlib's own (code and message).
  *
  * A reader that keeps nothing of a chunk once it asks for the next (`Recycle`) gives zlib's buffers back, a few at a
  * time, and zlib writes its next output into them. Without that each megabyte was a new buffer: its pages were
@@ -173,18 +173,15 @@ function readFile() {
 function pump() {
   for (;;) {
     if (writing || failed) return;
-    if (input.length === 0 && fd !== null) {
-      if (gz.isPaused()) return; // room() goes on
-      if (behind()) {
-        if (sleeps()) return;
-        continue;
-      }
-      readFile();
-    }
-    if (input.length === 0) break;
+    if (input.length === 0 && fd === null) break;
     if (gz.isPaused()) return; // room() goes on
     if (behind()) {
       if (sleeps()) return;
+      continue;
+    }
+    // nothing sent waits: the file's next megabyte (or its end, or a failed read)
+    if (input.length === 0) {
+      readFile();
       continue;
     }
     const b = input.shift();
@@ -210,7 +207,7 @@ parentPort.on('message', (m) => {
   else if (m.t === 'file') {
     fd = m.fd;
     pos = m.at;
-    inbuf = Buffer.allocUnsafe(CHUNK);
+    inbuf = allocUnsafe(CHUNK); // (not one of zlib's, given back)
   }
   else if (m.t === 'back') {
     for (const ab of m.abs) if (ab.byteLength === CHUNK && spare.length < SPARE_MAX) spare.push(ab);

@@ -24,8 +24,8 @@ export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 
 /** The bytes of a line whose newline has not come yet, held across chunks: copied (a chunk may be a pooled
  * buffer that the stream reuses), and past `maxLineBytes` only counted, its first 200 bytes kept for the message
- * (a copy: a view would keep the line alive). Shared by LineSplitter and the engine's feeder (src/scan/segment.ts), so
- * both hold a partial line alike.
+ * (a copy: a view would keep the line alive). Shared by LineSplitter and the engine's feeder
+ * (src/scan/segment.ts), so both hold a partial line alike.
  *
  * The bytes go into one buffer kept from line to line (it grows to the longest line held, and one of more than
  * 4 MB is let go after it), with a byte to spare after the line: the engine's feeder writes the newline there.
@@ -44,6 +44,18 @@ export class HeldLine {
   /** true while part of a line is held. */
   get holding(): boolean {
     return this.held || this.overflow;
+  }
+
+  /** The start of a chunk, as both feeders take it: while a line is held, the chunk's bytes up to its first newline
+   * join it and `release` lets it go (terminated). Returns where the chunk's own lines begin: 0 when no line was
+   * held, after that newline when one was, or -1 when the chunk has none and all of it was held. */
+  resume(chunk: Buffer, release: () => void): number {
+    if (!this.holding) return 0;
+    const nl = chunk.indexOf(10);
+    this.add(nl < 0 ? chunk : chunk.subarray(0, nl));
+    if (nl < 0) return -1;
+    release();
+    return nl + 1;
   }
 
   add(b: Buffer): void {
@@ -119,17 +131,8 @@ export class LineSplitter {
   }
 
   push(chunk: Buffer): void {
-    let pos = 0;
-    if (this.held.holding) {
-      const nl = chunk.indexOf(10);
-      if (nl < 0) {
-        this.held.add(chunk);
-        return;
-      }
-      this.held.add(chunk.subarray(0, nl));
-      this.releaseHeld(true);
-      pos = nl + 1;
-    }
+    let pos = this.held.resume(chunk, this.releaseTerminated);
+    if (pos < 0) return;
     const len = chunk.length;
     for (;;) {
       const nl = chunk.indexOf(10, pos);
@@ -148,6 +151,8 @@ export class LineSplitter {
   end(): void {
     if (this.held.holding) this.releaseHeld(false);
   }
+
+  private readonly releaseTerminated = (): void => this.releaseHeld(true);
 
   private releaseHeld(terminated: boolean): void {
     const h = this.held.take(terminated);

@@ -152,17 +152,8 @@ export class EngineFeeder {
   };
 
   push(chunk: Buffer): void {
-    let pos = 0;
-    if (this.held.holding) {
-      const nl = chunk.indexOf(10);
-      if (nl < 0) {
-        this.held.add(chunk);
-        return;
-      }
-      this.held.add(chunk.subarray(0, nl));
-      this.releaseHeld(true);
-      pos = nl + 1;
-    }
+    let pos = this.held.resume(chunk, this.releaseTerminated);
+    if (pos < 0) return;
     const last = chunk.lastIndexOf(10);
     if (last >= pos) {
       const st = this.state;
@@ -195,6 +186,8 @@ export class EngineFeeder {
   }
 
   // the held partial line, as LineSplitter holds and lets it go (HeldLine)
+  private readonly releaseTerminated = (): void => this.releaseHeld(true);
+
   private releaseHeld(terminated: boolean): void {
     const lineNo = ++this.lineNo;
     const h = this.held.take(terminated);
