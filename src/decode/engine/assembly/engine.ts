@@ -1200,30 +1200,64 @@ let reqHolder = false; // a requestObject's top-level spec has a holderIdentity
   return n >= k && bytesAre(p, k, s);
 }
 
-/** Skips the JSON string at pos ('"') where nothing of it is kept (inside bodies): the plain run of ASCII to its
- * closing quote, 16 bytes at a time; at an escape or a byte that is not plain ASCII, readString() reads it again
- * from its start and validates it. */
+/** Skips the JSON string at pos ('"') where nothing of it is kept (inside bodies and members no rule reads): its
+ * closing quote is the next quote bit of the 64-byte blocks from its start (blockAt()), when no byte before it
+ * needs a look (an escape, a control byte, a byte that is not ASCII); else, and within 64 bytes of the line's end,
+ * readString() reads it from its start and validates it. Each string used to take its own 16-byte loads, compares
+ * and a reload of the byte found, one after the other; a block's bits serve every string that starts in it
+ * (bench/README.md: the engine 3.6% faster a line on the bench log). */
 @inline function skipString(): bool {
   const start = pos;
-  pos++;
   if (ASC_FEATURE_SIMD) {
-    while (pos + 16 <= lineEnd) {
-      const v = v128.load(pos);
-      const bits = i8x16.bitmask(v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), i8x16.lt_s(v, i8x16.splat(0x20))));
-      if (bits == 0) {
-        pos += 16;
-        continue;
+    let s = pos + 1;
+    for (;;) {
+      // (behind the block's base: never today, as no reader moves back past a skipped string; kept so none can)
+      if (s >= BLK_END || s < BLK_BASE) {
+        if (s + 64 > lineEnd) break;
+        blockAt(s);
       }
-      pos += <usize>ctz(bits);
-      if (load<u8>(pos) == 0x22) {
-        pos++;
+      const sh = <u64>(s - BLK_BASE);
+      const qq = BLK_Q >> sh;
+      const xx = BLK_X >> sh;
+      if (qq != 0) {
+        // a byte to look at before the first quote: the quote may be escaped, or the string invalid
+        if ((xx & ((qq & (0 - qq)) - 1)) != 0) break;
+        pos = s + <usize>ctz(qq) + 1;
         return true;
       }
-      break;
+      if (xx != 0) break;
+      s = BLK_END;
     }
+    pos = start;
+    return readString(false);
   }
-  pos = start;
   return readString(false);
+}
+
+// The 64 bytes from BLK_BASE to BLK_END (within the line): their quotes (BLK_Q) and the bytes a string cannot hold
+// as they are, or must be looked at (BLK_X: '\\', control bytes, bytes of 0x80 and above), a bit each. The line's
+// bytes do not change while it is read; scan() empties it for each line.
+let BLK_BASE: usize = 0;
+let BLK_END: usize = 0;
+let BLK_Q: u64 = 0;
+let BLK_X: u64 = 0;
+
+function blockAt(s: usize): void {
+  const q = i8x16.splat(0x22);
+  const b = i8x16.splat(0x5c);
+  const c = i8x16.splat(0x20);
+  const v0 = v128.load(s);
+  const v1 = v128.load(s + 16);
+  const v2 = v128.load(s + 32);
+  const v3 = v128.load(s + 48);
+  BLK_Q = <u64>i8x16.bitmask(i8x16.eq(v0, q)) | (<u64>i8x16.bitmask(i8x16.eq(v1, q)) << 16) | (<u64>i8x16.bitmask(i8x16.eq(v2, q)) << 32) | (<u64>i8x16.bitmask(i8x16.eq(v3, q)) << 48);
+  BLK_X =
+    <u64>i8x16.bitmask(v128.or(i8x16.eq(v0, b), i8x16.lt_s(v0, c))) |
+    (<u64>i8x16.bitmask(v128.or(i8x16.eq(v1, b), i8x16.lt_s(v1, c))) << 16) |
+    (<u64>i8x16.bitmask(v128.or(i8x16.eq(v2, b), i8x16.lt_s(v2, c))) << 32) |
+    (<u64>i8x16.bitmask(v128.or(i8x16.eq(v3, b), i8x16.lt_s(v3, c))) << 48);
+  BLK_BASE = s;
+  BLK_END = s + 64;
 }
 
 /** A member name in a body whose name is not looked at, then its ':'. */
@@ -1733,6 +1767,7 @@ export function scan(len: u32, maxLine: u32, declineFirst: u32): u32 {
     if (lines >= declineFirst && n <= maxLine && n > 1 && load<u8>(p) == 0x7b && scratchPos + n * 2 + 64 <= SCRATCH_CAP) {
       pos = p;
       lineEnd = e;
+      BLK_END = 0;
       // strings interned for a line that is then declined stay (the table only grows); the host learns them too
       ok = readEvent();
     }
