@@ -1200,38 +1200,12 @@ let reqHolder = false; // a requestObject's top-level spec has a holderIdentity
   return n >= k && bytesAre(p, k, s);
 }
 
-/** Skips the JSON string at pos ('"') where nothing of it is kept (inside bodies and members no rule reads): its
- * closing quote is the next quote bit of the 64-byte blocks from its start (blockAt()), when no byte before it
- * needs a look (an escape, a control byte, a byte that is not ASCII); else, and within 64 bytes of the line's end,
- * readString() reads it from its start and validates it. Each string used to take its own 16-byte loads, compares
- * and a reload of the byte found, one after the other; a block's bits serve every string that starts in it
- * (bench/README.md: the engine 3.6% faster a line on the bench log). */
+/** Skips the JSON string at pos ('"') where nothing of it is kept (members no rule reads; bodies: stringFrom()). */
 @inline function skipString(): bool {
-  const start = pos;
-  if (ASC_FEATURE_SIMD) {
-    let s = pos + 1;
-    for (;;) {
-      // (behind the block's base: never today, as no reader moves back past a skipped string; kept so none can)
-      if (s >= BLK_END || s < BLK_BASE) {
-        if (s + 64 > lineEnd) break;
-        blockAt(s);
-      }
-      const sh = <u64>(s - BLK_BASE);
-      const qq = BLK_Q >> sh;
-      const xx = BLK_X >> sh;
-      if (qq != 0) {
-        // a byte to look at before the first quote: the quote may be escaped, or the string invalid
-        if ((xx & ((qq & (0 - qq)) - 1)) != 0) break;
-        pos = s + <usize>ctz(qq) + 1;
-        return true;
-      }
-      if (xx != 0) break;
-      s = BLK_END;
-    }
-    pos = start;
-    return readString(false);
-  }
-  return readString(false);
+  const p = stringFrom(pos);
+  if (p == 0) return false;
+  pos = p;
+  return true;
 }
 
 // The 64 bytes from BLK_BASE to BLK_END (within the line): their quotes (BLK_Q) and the bytes a string cannot hold
@@ -1260,16 +1234,6 @@ function blockAt(s: usize): void {
   BLK_END = s + 64;
 }
 
-/** A member name in a body whose name is not looked at, then its ':'. */
-@inline function skipKey(): bool {
-  skipWs();
-  if (peek() != 0x22 || !skipString()) return false;
-  skipWs();
-  if (peek() != 0x3a) return false;
-  pos++;
-  return true;
-}
-
 /** A member name in a body, then its ':'; false when the JSON is not valid there. */
 @inline function bodyKey(): bool {
   skipWs();
@@ -1281,47 +1245,62 @@ function blockAt(s: usize): void {
 }
 
 /** Skips the JSON value at pos, validating it (strings as readString does: escapes, UTF-8, no control bytes),
- * without recursion: the open containers are a byte each at STACK (1 object, 2 array). */
+ * without recursion: the open containers are a byte each at STACK (1 object, 2 array). The position is a local
+ * here, written back to pos only around the readers that take it there (numbers, literals, strings that need a
+ * look): pos is a wasm global, which V8 keeps in memory, and its store and reload were on every token's path. */
 function skipBody(): bool {
+  let p = pos;
   let depth: i32 = 0;
   let top: u32 = 0;
   for (;;) {
     // a value
-    skipWs();
-    const c = peek();
+    p = wsFrom(p);
+    const c = <u32>load<u8>(p);
     if (c == 0x22) {
-      if (!skipString()) return false;
+      p = stringFrom(p);
+      if (p == 0) return false;
     } else if (c == 0x7b || c == 0x5b) {
       if (depth >= BODY_DEPTH) return false;
       store<u8>(STACK + <usize>depth, <u8>top);
       depth++;
       top = c == 0x7b ? 1 : 2;
-      pos++;
-      skipWs();
-      if (peek() == c + 2) {
+      p = wsFrom(p + 1);
+      if (<u32>load<u8>(p) == c + 2) {
         // {} or []
-        pos++;
+        p++;
         depth--;
         top = <u32>load<u8>(STACK + <usize>depth);
       } else {
-        if (top == 1 && !skipKey()) return false;
+        if (top == 1) {
+          p = keyFrom(p);
+          if (p == 0) return false;
+        }
         continue;
       }
-    } else if (c == 0x74) {
-      if (!skipLiteral(0x65757274, 4)) return false; // true
-    } else if (c == 0x66) {
-      if (!skipLiteral(0x65736c6166, 5)) return false; // false
-    } else if (c == 0x6e) {
-      if (!skipLiteral(0x6c6c756e, 4)) return false; // null
-    } else if (!skipNumber()) return false;
+    } else {
+      pos = p;
+      let ok = false;
+      if (c == 0x74) ok = skipLiteral(0x65757274, 4); // true
+      else if (c == 0x66) ok = skipLiteral(0x65736c6166, 5); // false
+      else if (c == 0x6e) ok = skipLiteral(0x6c6c756e, 4); // null
+      else ok = skipNumber();
+      if (!ok) return false;
+      p = pos;
+    }
     // after a value: close what ends here, then the next member or element
     for (;;) {
-      if (depth == 0) return true;
-      skipWs();
-      const d = peek();
-      pos++;
+      if (depth == 0) {
+        pos = p;
+        return true;
+      }
+      p = wsFrom(p);
+      const d = <u32>load<u8>(p);
+      p++;
       if (d == 0x2c) {
-        if (top == 1 && !skipKey()) return false;
+        if (top == 1) {
+          p = keyFrom(p);
+          if (p == 0) return false;
+        }
         break;
       }
       if (d != (top == 1 ? 0x7d : 0x5d)) return false;
@@ -1330,6 +1309,60 @@ function skipBody(): bool {
     }
   }
   return false; // not reached
+}
+
+/** skipWs() from p: the first byte at or after p that is not JSON's white space (the line's end at the most). */
+@inline function wsFrom(p: usize): usize {
+  if (<u32>load<u8>(p) > 0x20) return p;
+  while (p < lineEnd) {
+    const c = load<u8>(p);
+    if (c != 0x20 && c != 0x09 && c != 0x0d) return p;
+    p++;
+  }
+  return p;
+}
+
+/** Skips the JSON string at p (a '"') where nothing of it is kept: its closing quote is the next quote bit of the
+ * 64-byte blocks from its start (blockAt()), when no byte before it needs a look (an escape, a control byte, a byte
+ * that is not ASCII); else, and within 64 bytes of the line's end, readString() reads it from its start and
+ * validates it. Returns the position after it, 0 when it is not valid. Each string used to take its own 16-byte
+ * loads, compares and a reload of the byte found, one after the other; a block's bits serve every string that
+ * starts in it (bench/README.md: the engine 3.6% faster a line on the bench log). */
+@inline function stringFrom(p: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    let s = p + 1;
+    for (;;) {
+      // (behind the block's base: never today, as no reader moves back past a skipped string; kept so none can)
+      if (s >= BLK_END || s < BLK_BASE) {
+        if (s + 64 > lineEnd) break;
+        blockAt(s);
+      }
+      const sh = <u64>(s - BLK_BASE);
+      const qq = BLK_Q >> sh;
+      const xx = BLK_X >> sh;
+      if (qq != 0) {
+        // a byte to look at before the first quote: the quote may be escaped, or the string invalid
+        if ((xx & ((qq & (0 - qq)) - 1)) != 0) break;
+        return s + <usize>ctz(qq) + 1;
+      }
+      if (xx != 0) break;
+      s = BLK_END;
+    }
+  }
+  pos = p;
+  return readString(false) ? pos : 0;
+}
+
+/** A member name in a body whose name is not looked at, from p, then its ':': the position after the ':', 0 when
+ * the JSON is not valid there. */
+@inline function keyFrom(p: usize): usize {
+  p = wsFrom(p);
+  if (<u32>load<u8>(p) != 0x22) return 0;
+  p = stringFrom(p);
+  if (p == 0) return 0;
+  p = wsFrom(p);
+  if (<u32>load<u8>(p) != 0x3a) return 0;
+  return p + 1;
 }
 
 const M_RESPONSE: u32 = 0;
