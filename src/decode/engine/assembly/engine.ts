@@ -1757,6 +1757,18 @@ function resetRecord(): void {
 function findNewline(p: usize, end: usize): usize {
   if (ASC_FEATURE_SIMD) {
     const nl = i8x16.splat(0x0a);
+    // 64 bytes a turn (lines of bodies run to hundreds of KB), then 16
+    while (p + 64 <= end) {
+      const a = i8x16.eq(v128.load(p), nl);
+      const b = i8x16.eq(v128.load(p + 16), nl);
+      const c = i8x16.eq(v128.load(p + 32), nl);
+      const d = i8x16.eq(v128.load(p + 48), nl);
+      if (v128.any_true(v128.or(v128.or(a, b), v128.or(c, d)))) {
+        const bits = <u64>i8x16.bitmask(a) | (<u64>i8x16.bitmask(b) << 16) | (<u64>i8x16.bitmask(c) << 32) | (<u64>i8x16.bitmask(d) << 48);
+        return p + <usize>ctz(bits);
+      }
+      p += 64;
+    }
     while (p + 16 <= end) {
       const bits = i8x16.bitmask(i8x16.eq(v128.load(p), nl));
       if (bits != 0) return p + <usize>ctz(bits);
