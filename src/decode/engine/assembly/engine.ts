@@ -1962,3 +1962,12 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
   }
   return n;
 }
+
+// Tests only (test/engine-mem.test.ts): the byte hash and compare the intern and dedup tables share, on bytes the
+// host wrote into the module's memory.
+export function memHash(p: usize, n: u32): u32 {
+  return hashBytes(p, n);
+}
+export function memEqual(a: usize, b: usize, n: u32): bool {
+  return bytesEqual(a, b, n);
+}

@@ -27,12 +27,21 @@ export function grow(bytes: usize): usize {
     h ^= h >> 29;
     i += 8;
   }
+  // the last n - i bytes (0 to 7), little-endian, as one word: the 8 bytes that end the key shifted down, or for a
+  // key under 8 bytes the 8 from its start masked (when memory goes that far), else a byte at a time
   let t: u64 = 0;
-  let s: u64 = 0;
-  while (i < n) {
-    t |= (<u64>load<u8>(p + i)) << s;
-    s += 8;
-    i++;
+  const r = n - i;
+  if (r != 0) {
+    if (n >= 8) t = load<u64>(p + n - 8) >> (<u64>(8 - r) << 3);
+    else if (p + 8 <= (<usize>memory.size()) << 16) t = load<u64>(p) & ((<u64>1 << (<u64>r << 3)) - 1);
+    else {
+      let s: u64 = 0;
+      while (i < n) {
+        t |= (<u64>load<u8>(p + i)) << s;
+        s += 8;
+        i++;
+      }
+    }
   }
   h = (h ^ t) * 0xc4ceb9fe1a85ec53;
   h ^= h >> 32;
@@ -41,15 +50,18 @@ export function grow(bytes: usize): usize {
 
 export function bytesEqual(a: usize, b: usize, n: u32): bool {
   if (ASC_FEATURE_SIMD) {
-    let i: u32 = 0;
-    while (i + 16 <= n) {
-      if (!i8x16.all_true(i8x16.eq(v128.load(a + i), v128.load(b + i)))) return false;
-      i += 16;
+    // whole words, the last one overlapping the one before it: no byte loop, no byte read past n
+    if (n >= 16) {
+      let i: u32 = 0;
+      while (i + 16 <= n) {
+        if (!i8x16.all_true(i8x16.eq(v128.load(a + i), v128.load(b + i)))) return false;
+        i += 16;
+      }
+      return i == n || i8x16.all_true(i8x16.eq(v128.load(a + n - 16), v128.load(b + n - 16)));
     }
-    while (i < n) {
-      if (load<u8>(a + i) != load<u8>(b + i)) return false;
-      i++;
-    }
+    if (n >= 8) return load<u64>(a) == load<u64>(b) && load<u64>(a + n - 8) == load<u64>(b + n - 8);
+    if (n >= 4) return load<u32>(a) == load<u32>(b) && load<u32>(a + n - 4) == load<u32>(b + n - 4);
+    for (let i: u32 = 0; i < n; i++) if (load<u8>(a + i) != load<u8>(b + i)) return false;
     return true;
   }
   return memory.compare(a, b, n) == 0;
