@@ -722,6 +722,11 @@ function decodeComponent(p: usize, n: u32): bool {
       if (bits != 0) return i + <u32>ctz(bits);
       i += 16;
     }
+    // the last 0-15 bytes in one load, the bits past n masked off (when memory goes 16 bytes on)
+    if (i < n && p + i + 16 <= (<usize>memory.size()) << 16) {
+      const bits = i8x16.bitmask(i8x16.eq(v128.load(p + i), v)) & ((1 << (n - i)) - 1);
+      return bits != 0 ? i + <u32>ctz(bits) : n;
+    }
   }
   while (i < n && load<u8>(p + i) != c) i++;
   return i;
