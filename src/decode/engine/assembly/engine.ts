@@ -657,15 +657,7 @@ function timeValue(): f64 {
 /** Decodes a query component [p, p+n) like Go's url.QueryUnescape into the scratch arena when it has '%' or
  * '+'; returns false (the line is declined) for a malformed escape or bytes that are not UTF-8. */
 function decodeComponent(p: usize, n: u32): bool {
-  let esc = false;
-  for (let k: u32 = 0; k < n; k++) {
-    const c = load<u8>(p + k);
-    if (c == 0x25 || c == 0x2b) {
-      esc = true;
-      break;
-    }
-  }
-  if (!esc) {
+  if (!hasQueryEscape(p, n)) {
     valPtr = p;
     valLen = n;
     return true;
@@ -732,6 +724,29 @@ function decodeComponent(p: usize, n: u32): bool {
   return i;
 }
 
+/** Whether [p, p+n) holds a '%' or a '+' (a query component that needs decoding), 16 bytes a compare. */
+@inline function hasQueryEscape(p: usize, n: u32): bool {
+  let i: u32 = 0;
+  if (ASC_FEATURE_SIMD) {
+    const pc = i8x16.splat(0x25);
+    const pl = i8x16.splat(0x2b);
+    while (i + 16 <= n) {
+      const v = v128.load(p + i);
+      if (v128.any_true(v128.or(i8x16.eq(v, pc), i8x16.eq(v, pl)))) return true;
+      i += 16;
+    }
+    if (i < n && p + i + 16 <= (<usize>memory.size()) << 16) {
+      const v = v128.load(p + i);
+      return (i8x16.bitmask(v128.or(i8x16.eq(v, pc), i8x16.eq(v, pl))) & ((1 << (n - i)) - 1)) != 0;
+    }
+  }
+  for (; i < n; i++) {
+    const c = load<u8>(p + i);
+    if (c == 0x25 || c == 0x2b) return true;
+  }
+  return false;
+}
+
 @inline function bytesAre(p: usize, n: u32, s: string): bool {
   if (<u32>s.length != n) return false;
   return asciiIs(p, n, s);
@@ -784,10 +799,7 @@ function parseQuery(u: usize, n: u32): bool {
       const kp = u + start;
       const kn = eq - start;
       // keys with '%' or '+' are rare: the JavaScript path reads them
-      for (let k: u32 = 0; k < kn; k++) {
-        const c = load<u8>(kp + k);
-        if (c == 0x25 || c == 0x2b) return false;
-      }
+      if (hasQueryEscape(kp, kn)) return false;
       const vp0 = eq < amp ? u + eq + 1 : u + amp;
       const vn0 = eq < amp ? amp - eq - 1 : 0;
       if (bytesAre(kp, kn, "fieldSelector")) {
