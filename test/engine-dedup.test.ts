@@ -145,6 +145,26 @@ describe('the engine module dedup (assembly/dedup.ts)', () => {
     eng.dedupClose(s);
     expect(eng.dedupLive()).toBe(0);
   });
+
+  // The table is made for a full ring and 4,096 open requests (131,072 slots for a ring of 65,536, grown at three
+  // quarters full): open requests past that make it grow, with the ring full.
+  it('grows its table when open requests go past what it was made for', () => {
+    const eng = freshEngine();
+    const s = eng.dedupOpen(65536);
+    // odd IDs final, even ones open: 60,000 of each, none forgotten yet (the ring holds 65,536)
+    for (let i = 0; i < 120000; i++) expect(eng.dedupString(s, `id-${i}`, i % 2 === 1)).toBe(i % 2 === 1 ? DEDUP_NEW : DEDUP_HOLD);
+    expect(eng.dedupLive()).toBe(120000);
+    for (let i = 0; i < 120000; i += 2) expect(eng.dedupString(s, `id-${i}`, i % 4 === 0)).toBe(i % 4 === 0 ? DEDUP_WAS_PENDING : DEDUP_HOLD);
+    // 30,000 of the open ones final: 90,000 final through the ring, the first 24,464 final (odd IDs up to id-48927)
+    // forgotten; 30,000 still open
+    expect(eng.dedupLive()).toBe(65536 + 30000);
+    expect(eng.dedupString(s, 'id-48927', true)).toBe(DEDUP_NEW); // forgotten: counted again (and the oldest, id-48929, goes)
+    expect(eng.dedupString(s, 'id-48931', true)).toBe(DEDUP_DROP);
+    expect(eng.dedupString(s, 'id-2', false)).toBe(DEDUP_HOLD); // still open
+    expect(eng.dedupString(s, 'id-2', true)).toBe(DEDUP_WAS_PENDING);
+    eng.dedupClose(s);
+    expect(eng.dedupLive()).toBe(0);
+  });
 });
 
 describe('dedup across the 65,536-ID ring of a scan', () => {

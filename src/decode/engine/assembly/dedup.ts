@@ -11,9 +11,13 @@
 //
 // Memory: entries of 64 bytes (one cache line: hash, length, state and kind, the ID's bytes inline when they fit
 // in INLINE, else a pointer to a block of their own, and the run and place where admitFast listed its hold) in a
-// pool with a free list; a table of (hash, entry) pairs
-// (linear probing on the hash, deletion by backward shift, at most half full), so that a probe reads no entry
-// until a hash matches; blocks of 16 << k bytes with a free list per size for IDs too long to sit inline; a ring of
+// pool with a free list; a table of (hash, entry + 1) pairs, 0 for an empty slot
+// (linear probing on the hash, deletion by backward shift, at most three quarters full), so that a probe reads no
+// entry until a hash matches. The table is made at once for a full ring and the pool's first open requests, and an
+// empty slot is 0 so that it needs no clearing: grow() hands out memory nothing has used, which is zero. It used to
+// start at 2,048 slots, cleared, and double at half full: on the 1 GB bench log each lane then wrote 4 MB of tables
+// to end with one of 2 MB, 1,000 first touches of a page a lane, which cost 12-18 us each on this machine's VM
+// (bench/README.md); blocks of 16 << k bytes with a free list per size for IDs too long to sit inline; a ring of
 // u32 entry indices per state. All of it grows with the IDs a segment holds at once (at most recentCap + the host's
 // open requests), never with the log. Per new final-stage ID of a full ring: the table's slot, the oldest entry
 // and its slot, about three cache lines (the entries and their bytes apart, and probes reading entries, made six).
@@ -38,7 +42,7 @@ let ENT: usize = 0;
 let ENT_CAP: u32 = 0;
 let ENT_TOP: u32 = 0;
 let ENT_FREE: u32 = NONE;
-let TAB: usize = 0; // (hash u32, entry u32) pairs; entry NONE: empty
+let TAB: usize = 0; // (hash u32, entry + 1 u32) pairs; 0: empty
 let TMASK: u32 = 0;
 let LIVE: u32 = 0;
 let ST: usize = 0; // states: ring u32, position u32, count u32, open u32
@@ -66,8 +70,10 @@ let KEY_CAP: u32 = 0;
   return load<u32>(a, 4) <= INLINE ? a + 16 : <usize>load<u32>(a, 12);
 }
 
-function clearTable(t: usize, n: u32): void {
-  for (let j: u32 = 0; j < n; j++) store<u32>(t + (<usize>j << 3), NONE, 4);
+/** The table's size for `live` IDs: a power of two they fill to three quarters at the most. */
+function tableSlots(live: u32): u32 {
+  const need = live + live / 3 + 1; // live / (3/4), rounded up
+  return max<u32>(2048, <u32>1 << (32 - clz(need - 1)));
 }
 
 function setup(recentCap: u32): void {
@@ -76,9 +82,9 @@ function setup(recentCap: u32): void {
   // pages nothing has touched cost no memory
   ENT_CAP = recentCap + 4096;
   ENT = grow(<usize>ENT_CAP << 6);
-  TMASK = 2047;
-  TAB = grow(<usize>(TMASK + 1) << 3);
-  clearTable(TAB, TMASK + 1);
+  const slots = tableSlots(ENT_CAP);
+  TMASK = slots - 1;
+  TAB = grow(<usize>slots << 3); // zero: every slot empty
   ST_CAP = 16;
   ST = grow(<usize>ST_CAP << 4);
   memory.fill(ST, 0, <usize>ST_CAP << 4);
@@ -155,22 +161,21 @@ function removeAt(j: u32): void {
   let k = j;
   for (;;) {
     k = (k + 1) & TMASK;
-    const e = load<u32>(slot(k), 4);
-    if (e == NONE) break;
+    if (load<u32>(slot(k), 4) == 0) break;
     const home = load<u32>(slot(k)) & TMASK;
     // e stays when its home lies cyclically in (i, k]
     if (i <= k ? home > i && home <= k : home > i || home <= k) continue;
     store<u64>(slot(i), load<u64>(slot(k)));
     i = k;
   }
-  store<u32>(slot(i), NONE, 4);
+  store<u32>(slot(i), 0, 4);
   LIVE--;
 }
 
 /** Removes entry e from the table and frees it. */
 function drop(e: u32): void {
   let j = load<u32>(entry(e)) & TMASK;
-  while (load<u32>(slot(j), 4) != e) j = (j + 1) & TMASK;
+  while (load<u32>(slot(j), 4) != e + 1) j = (j + 1) & TMASK;
   removeAt(j);
   freeEntry(e);
 }
@@ -178,21 +183,20 @@ function drop(e: u32): void {
 /** Puts entry e of hash h in the table's first empty slot from its home. */
 function place(h: u32, e: u32): void {
   let j = h & TMASK;
-  while (load<u32>(slot(j), 4) != NONE) j = (j + 1) & TMASK;
+  while (load<u32>(slot(j), 4) != 0) j = (j + 1) & TMASK;
   store<u32>(slot(j), h);
-  store<u32>(slot(j), e, 4);
+  store<u32>(slot(j), e + 1, 4);
 }
 
 function growTable(): void {
   const oldT = TAB;
   const oldN = TMASK + 1;
   const n = oldN << 1;
-  TAB = grow(<usize>n << 3);
-  clearTable(TAB, n);
+  TAB = grow(<usize>n << 3); // zero: every slot empty
   TMASK = n - 1;
   for (let i: u32 = 0; i < oldN; i++) {
-    const e = load<u32>(oldT + (<usize>i << 3), 4);
-    if (e != NONE) place(load<u32>(oldT + (<usize>i << 3)), e);
+    const e1 = load<u32>(oldT + (<usize>i << 3), 4);
+    if (e1 != 0) place(load<u32>(oldT + (<usize>i << 3)), e1 - 1);
   }
 }
 
@@ -220,11 +224,11 @@ function find(h: u32, s: u32, p: usize, n: u32): u32 {
   const meta = s << 2;
   let j = h & TMASK;
   for (;;) {
-    const e = load<u32>(slot(j), 4);
-    if (e == NONE) return NONE;
+    const e1 = load<u32>(slot(j), 4);
+    if (e1 == 0) return NONE;
     if (load<u32>(slot(j)) == h) {
-      const a = entry(e);
-      if (load<u32>(a, 4) == n && (load<u32>(a, 8) & ~3) == meta && bytesEqual(bytesOf(a), p, n)) return e;
+      const a = entry(e1 - 1);
+      if (load<u32>(a, 4) == n && (load<u32>(a, 8) & ~3) == meta && bytesEqual(bytesOf(a), p, n)) return e1 - 1;
     }
     j = (j + 1) & TMASK;
   }
@@ -321,7 +325,7 @@ let LAST_NEW = false;
 @inline function addEntry(h: u32, e: u32): void {
   place(h, e);
   LIVE++;
-  if (LIVE * 2 > TMASK) growTable();
+  if (LIVE > ((TMASK + 1) >> 2) * 3) growTable();
 }
 
 /** The host evicted the open request of ID [p, p+n): forgets it (when it is PENDING). */
