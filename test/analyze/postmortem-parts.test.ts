@@ -117,6 +117,28 @@ describe('the what-if of a fix', () => {
     expect(whatIfPlanner([fine, wide])([wide]).peakEtcdRequestsPerSecond).toEqual({ before: 1.5, after: 1 });
   });
 
+  // Each bucket's sum is kept at the bucket's place among all groups' buckets, not at its time: groups far apart
+  // in time sum as groups side by side do.
+  it('buckets millions of seconds apart: the peaks as if they were side by side', () => {
+    const far = (x: typeof a, shift: number) => read(x.report, series(1000, [...x.raw.series.buckets].map(([bk, n]) => [bk + shift, n])));
+    const [fa, fb, fg] = [far(a, 0), far(b, 0), far(get, 5_000_000)];
+    const p = whatIfPlanner([fa, fb, fg]);
+    // second 10: a’s 1 + b’s 3 = 4; a’s second 11: 1; the gets’ second 5,000,011: 2
+    expect(p([]).peakEtcdRequestsPerSecond).toEqual({ before: 4, after: 4 });
+    expect(p([fb]).peakEtcdRequestsPerSecond).toEqual({ before: 4, after: 2 });
+    expect(p([fb, fg]).peakEtcdRequestsPerSecond).toEqual({ before: 4, after: 1 });
+    expect(p([fa, fb, fg]).peakEtcdRequestsPerSecond).toEqual({ before: 4, after: 0 });
+  });
+
+  it('the peak after a fix may be a bucket the fixed group shares, above every bucket it does not', () => {
+    // x: 5 etcd lists in second 1; y: 1 in second 1; z: 3 in second 2. Fixing y: second 1 holds 5, second 2 holds 3.
+    const x = read(group({ userAgent: 'x', requests: 5, servedFrom: { etcd: 5, cache: 0, unknown: 0 } }), series(1000, [[1, 5]]));
+    const y = read(group({ userAgent: 'y', requests: 1, servedFrom: { etcd: 1, cache: 0, unknown: 0 } }), series(1000, [[1, 1]]));
+    const z = read(group({ userAgent: 'z', requests: 3, servedFrom: { etcd: 3, cache: 0, unknown: 0 } }), series(1000, [[2, 3]]));
+    expect(whatIfPlanner([x, y, z])([y]).peakEtcdRequestsPerSecond).toEqual({ before: 6, after: 5 });
+    expect(whatIfPlanner([x, y, z])([x]).peakEtcdRequestsPerSecond).toEqual({ before: 6, after: 3 });
+  });
+
   it('no etcd reads at all: the peak is 0 before and after', () => {
     expect(whatIfPlanner([cm])([]).peakEtcdRequestsPerSecond).toEqual({ before: 0, after: 0 });
   });
