@@ -13,12 +13,11 @@
 // in INLINE, else a pointer to a block of their own, and the run and place where admitFast listed its hold) in a
 // pool with a free list; a table of (hash, entry + 1) pairs, 0 for an empty slot
 // (linear probing on the hash, deletion by backward shift, at most three quarters full), so that a probe reads no
-// entry until a hash matches. The table is made at once for a full ring and the pool's first open requests, and an
-// empty slot is 0 so that it needs no clearing: grow() hands out memory nothing has used, which is zero. It used to
-// start at 2,048 slots, cleared, and double at half full: on the 1 GB bench log each lane then wrote 4 MB of tables
-// to end with one of 2 MB, 1,000 first touches of a page a lane, which cost 12-18 us each on this machine's VM
-// (bench/README.md); blocks of 16 << k bytes with a free list per size for IDs too long to sit inline; a ring of
-// u32 entry indices per state. All of it grows with the IDs a segment holds at once (at most recentCap + the host's
+// entry until a hash matches; blocks of 16 << k bytes with a free list per size for IDs too long to sit inline; a
+// ring of u32 entry indices per state. The table is made at once for a full ring and the pool's first open
+// requests, and needs no clearing: grow() hands out memory nothing has used, which is zero (a table grown and
+// cleared from 2,048 slots wrote 4 MB a lane on the bench log, where a page's first touch costs 12-18 us:
+// bench/README.md). All of it grows with the IDs a segment holds at once (at most recentCap + the host's
 // open requests), never with the log. Per new final-stage ID of a full ring: the table's slot, the oldest entry
 // and its slot, about three cache lines (the entries and their bytes apart, and probes reading entries, made six).
 
