@@ -28,12 +28,17 @@ describe('the look-back across segments', () => {
       lb.push(idTailOf(ids));
       window = [...window, ...ids].slice(-cap);
       expect(lb.size).toBe(window.length);
+      const asked: string[] = [];
       for (let q = 0; q < 20; q++) {
         const id = window.length > 0 && r() < 0.3 ? window[Math.floor(r() * window.length)]! : pool[Math.floor(r() * pool.length)]!;
         const want = window.includes(id);
         if (want) hits++;
         if (lb.has(id) !== want) throw new Error(`step ${step}: ${JSON.stringify(id)}: want ${want}`);
+        asked.push(id);
       }
+      // the same, asked at once (duplicates among them too), as reconcile() asks
+      const all = [...asked, ...asked.slice(0, 3)];
+      expect([...lb.findAll(all)].sort()).toEqual([...new Set(all.filter((id) => window.includes(id)))].sort());
     }
     expect(hits).toBeGreaterThan(50);
   });

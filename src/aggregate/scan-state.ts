@@ -603,12 +603,14 @@ export class ScanState {
   reconcile(r: SegmentResult): void {
     const inp = this.inputs[r.inputIndex]!;
     addInputStats(inp, r.input);
+    // the segment's IDs that a previous segment of the input holds at its end (one pass over the look-back)
     const prior = this.lookBackOf(r.inputIndex);
+    const before = prior.findAll([...r.head.keys(), ...r.leftovers.keys()]);
     for (const [id, e] of r.head) {
       if (this.leftovers.delete(id)) this.leftoverInput.delete(id);
       if (this.heads.size < MAX_PENDING) this.heads.add(id);
       // A copy of a final event the input's previous segment already counted (one thread's ring would see it).
-      if (prior.has(id)) {
+      if (before.has(id)) {
         inp.duplicateEvents++;
         continue;
       }
@@ -616,7 +618,7 @@ export class ScanState {
     }
     for (const [id, e] of r.leftovers) {
       // Also drop an earlier stage logged after its final one across the cut, as one thread does.
-      if (this.leftovers.has(id) || this.heads.has(id) || prior.has(id)) continue;
+      if (this.leftovers.has(id) || this.heads.has(id) || before.has(id)) continue;
       this.leftoverInput.set(id, r.inputIndex);
       this.holdOpen(this.leftovers, id, e);
     }
