@@ -8,7 +8,8 @@ import { SCAN_OPTIONS } from './options.js';
 import { STORE_COMMANDS, storeCommand } from './commands/store.js';
 import { SHARD_COMMANDS, shardCommand } from './commands/partial.js';
 
-export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'];
+import { COMPLETION_SHELLS } from './commands/words.js';
+export { COMPLETION_SHELLS };
 
 /** What the word after an option is. */
 type ValueKind = { t: 'none' } | { t: 'choices'; words: string[] } | { t: 'dir' } | { t: 'file' } | { t: 'text' };

@@ -6,14 +6,11 @@ import { basename } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CommanderError } from 'commander';
 import { buildProgram, shortUsage, type CommandName } from './program.js';
-import { COMPLETION_SHELLS, completionScript } from './completion.js';
 import { resolveConfig } from './config.js';
 import { runScan } from './commands/scan.js';
-import { runFollow } from './commands/follow.js';
 import { openSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
-import { runStoreCommand, STORE_COMMANDS } from './commands/store.js';
-import { runShardCommand, SHARD_COMMANDS } from './commands/partial.js';
+import { COMPLETION_SHELLS, SHARD_COMMANDS, STORE_COMMANDS } from './commands/words.js';
 import { InputError, InterruptedError, UsageError } from '../model/errors.js';
 
 /** The process as run() sees it (kubectl-style IOStreams). */
@@ -86,19 +83,19 @@ export async function run(argv: string[], io: IO): Promise<number> {
       errText(`audit-scan: completion: expected one of ${COMPLETION_SHELLS.join(', ')}, e.g. source <(${name} completion bash)\n`);
       return 2;
     }
-    io.stdout.write(completionScript(shell));
+    io.stdout.write((await import('./completion.js')).completionScript(shell));
     return 0;
   }
   if (argv.length > 0 && STORE_COMMANDS.has(argv[0]!)) {
     try {
-      return await runStoreCommand(argv, { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version, signal: io.signal, commandName: name });
+      return await (await import('./commands/store.js')).runStoreCommand(argv, { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version, signal: io.signal, commandName: name });
     } catch (err) {
       return exitCodeFor(err, errText);
     }
   }
   if (argv.length > 0 && SHARD_COMMANDS.has(argv[0]!)) {
     try {
-      return await runShardCommand(argv, { stdin: io.stdin, stdout: io.stdout, stdoutIsTTY: io.stdoutIsTTY, write: (s) => writeAll(io.stdout, s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version, commandName: name });
+      return await (await import('./commands/partial.js')).runShardCommand(argv, { stdin: io.stdin, stdout: io.stdout, stdoutIsTTY: io.stdoutIsTTY, write: (s) => writeAll(io.stdout, s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version, commandName: name });
     } catch (err) {
       return exitCodeFor(err, errText);
     }
@@ -125,7 +122,7 @@ export async function run(argv: string[], io: IO): Promise<number> {
     }
     const cfg = resolveConfig(files, { ...program.opts(), outputGiven: program.getOptionValueSource('output') === 'cli' }, { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env });
     if (cfg.follow !== null) {
-      return await runFollow(cfg, {
+      return await (await import('./commands/follow.js')).runFollow(cfg, {
         stdin: io.stdin,
         write: (s) => writeAll(io.stdout, s),
         errText,

@@ -3,7 +3,7 @@
 
 import type { Readable } from 'node:stream';
 import { ScanState, type InputStats, type SegmentResult, type SkipListener } from '../aggregate/scan-state.js';
-import { createDocumentReader } from '../input/json-document.js';
+import type { createDocumentReader } from '../input/json-document.js';
 import { DEFAULT_MAX_LINE_BYTES, leadingBytes, LineSplitter } from '../input/lines.js';
 import { closeSync, openSync, promises as fsp, readSync } from 'node:fs';
 import { describeFsError, openRaw, readAhead, readBytes, type Source } from '../input/sources.js';
@@ -667,7 +667,8 @@ async function readChunks(src: Source, state: ScanState, o: ReadOptions, chunks:
         const csv = sniffCsv(chunk);
         if (csv === null && sniffDocumentMode(chunk.subarray(0, 1 << 16))) {
           onMode('documents');
-          doc = createDocumentReader((where, v, key) => state.addDocumentValue(where, v, key));
+          // loaded here, not with the scan: stream-json is for documents only
+          doc = (await import('../input/json-document.js')).createDocumentReader((where, v, key) => state.addDocumentValue(where, v, key));
         } else {
           if (csv !== null) state.setCsv(csv);
           feeder = newSegmentFeeder(state, true, o.maxLineBytes);

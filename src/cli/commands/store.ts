@@ -18,7 +18,8 @@ import { plural } from '../../render/format.js';
 import { redactSecrets, safeText } from '../../render/text-safety.js';
 import { attachEngine } from '../../decode/engine/engine.js';
 
-export const STORE_COMMANDS = new Set(['load', 'sql', 'export', 'scan']);
+import { STORE_COMMANDS } from './words.js';
+export { STORE_COMMANDS };
 
 interface StoreIO {
   stdin: Readable;
