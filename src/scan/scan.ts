@@ -275,12 +275,16 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
       // the last range needs no tail: no segment of this input follows it
       let last = bounds.length - 2;
       while (last > 0 && bounds[last + 1]! <= bounds[last]!) last--;
+      // Each range's latest time before it first (a read of the file each), then the ranges, queued at once: the
+      // main thread's lane starts reading on the next turn, and a range queued after it had to wait for that
+      // lane's first reads to yield before its read completed; the worker, booted, then sat idle 30-80 ms.
+      const before: Array<number | null> = [];
+      for (let i = 0; i + 1 < bounds.length; i++) before.push(bounds[i + 1]! > bounds[i]! && bounds[i]! > 0 ? await latestTimeBefore(fh, bounds[i]!, behind) : null);
       pool.queueingRanges(true);
       try {
         for (let i = 0; i + 1 < bounds.length; i++) {
           if (bounds[i + 1]! <= bounds[i]!) continue;
-          const beforeMs = bounds[i]! > 0 ? await latestTimeBefore(fh, bounds[i]!, behind) : null;
-          pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, i === last, beforeMs, cutter);
+          pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, i === last, before[i]!, cutter);
         }
       } finally {
         pool.queueingRanges(false);
