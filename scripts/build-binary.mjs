@@ -56,7 +56,7 @@ const workerShim = {
   },
 };
 // the scan worker starts before the CLI runs, as bin/ starts it (src/cli/prewarm.ts)
-await bundle("import { prewarm } from './cli/prewarm.js';\nimport { main } from './cli/main.js';\nprewarm(process.argv.slice(2));\nmain();\n", join(WORK, 'main.cjs'), [workerShim]);
+await bundle("import { prewarm, setInterruptBudget } from './cli/prewarm.js';\nimport { main } from './cli/main.js';\nsetInterruptBudget(prewarm(process.argv.slice(2)).budget);\nmain();\n", join(WORK, 'main.cjs'), [workerShim]);
 await bundle("import './parallel/worker.js';\n", join(WORK, 'worker.cjs'));
 
 const config = {

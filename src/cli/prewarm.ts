@@ -16,21 +16,29 @@ import { inflateThreadMin, parkInflateWorker } from '../input/inflate-thread.js'
 import { parkWorker } from '../parallel/prewarm.js';
 import { MIN_SPLIT_BYTES, minSplitFromEnv } from '../parallel/range-cut.js';
 
-/** Parks the workers argv looks like it will need, and sets V8's interrupt budget for a scan in lanes (below);
- * returns which, and the budget set (null: V8's own). */
+/** Parks the workers argv looks like it will need; returns which, and the interrupt budget a scan in lanes wants
+ * (below; null: V8's own), for bin/ to set with setInterruptBudget() once the CLI's bundle has loaded. */
 export function prewarm(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): { scan: boolean; inflate: boolean; budget: number | null } {
   const want = { scan: false, inflate: false, budget: null as number | null };
   try {
     Object.assign(want, wantedWorkers(argv, env));
     want.budget = interruptBudget(argv, env, want.scan || want.inflate);
-    // before any worker starts and before the bundle's functions exist: each takes the budget when it is made
-    if (want.budget !== null) setFlagsFromString(`--interrupt-budget=${want.budget}`);
     if (want.inflate) parkInflateWorker();
     if (want.scan) parkWorker();
   } catch {
     // a guess: the scan starts its workers as before
   }
   return want;
+}
+
+/** Sets V8's interrupt budget to what prewarm() chose (null: leaves V8's own). bin/ calls it once the CLI's bundle
+ * has loaded, not before: the flag is the process's, and the parked worker's boot and the bundle's load, which run
+ * Node's and our start-up code once, were slower under the raised budget (a worker with its bundle ready 81-86 ms
+ * after it was made, 107-117 ms under it; the 1 GB scan 0.989 of the time with the budget set after the load,
+ * farm-bench -n 31 and -n 41). The scan's hot functions are made, or come back to the budget, after that, so they
+ * take the raised one. */
+export function setInterruptBudget(budget: number | null): void {
+  if (budget !== null) setFlagsFromString(`--interrupt-budget=${budget}`);
 }
 
 /** V8's interrupt budget (bytecode run before a function is weighed for TurboFan) while a scan runs in lanes, or
