@@ -216,6 +216,12 @@ export function main(opts: { commandName?: CommandName } = {}): void {
   }).then(
     (code) => {
       process.exitCode = code;
+      // A scan whose report and diagnostics are all written leaves at once: Node's own way out frees each page of
+      // the heaps and the engines' memories first, which the kernel does at once as the process ends (about 7 ms of
+      // a 1 GB scan). Not the other commands: the store's database and the shards' gzip streams close on their
+      // own time, and --follow ends on a signal.
+      const scan = !STORE_COMMANDS.has(process.argv[2] ?? '') && !SHARD_COMMANDS.has(process.argv[2] ?? '') && process.argv[2] !== 'completion' && !following;
+      if (scan && process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
     },
     (err: unknown) => {
       process.stderr.write(`audit-scan: internal error: ${(err as Error).stack ?? String(err)}\n`);

@@ -1,9 +1,11 @@
 // The real CLI as a child process: help, exit codes, stdin, gzip, and a reader that goes away (EPIPE).
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { BIN, ROOT, runCli, spawnCli } from '../support.js';
+import { BIN, ROOT, auditLine, runCli, spawnCli } from '../support.js';
 
 describe('audit-scan as a process', () => {
   it('prints help with examples and exit codes, exit 0', async () => {
@@ -60,6 +62,32 @@ describe('audit-scan as a process', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/\(stdin\): .*(unexpected end of file|corrupt)/);
     expect(JSON.parse(r.stdout).inputs[0].auditEvents).toBeGreaterThan(100);
+  });
+
+  it('a report many times a pipe\'s buffer, read slowly, arrives whole before the process leaves', async () => {
+    // main() leaves a scan with process.exit() once its writes are done: nothing may be cut off. 3,000 clients
+    // listing pods each with its own node selector: some 2 MB of JSON against a 64 KB pipe, the reader paused.
+    const lines = Array.from({ length: 3000 }, (_, i) => auditLine({ auditID: `id-${i}`, userAgent: `agent-${i}/1.0`, user: { username: `system:serviceaccount:ns:sa-${i}` }, requestURI: `/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-${i}` })).join('\n') + '\n';
+    const dir = mkdtempSync(join(tmpdir(), 'slow-reader-'));
+    writeFileSync(join(dir, 'audit.log'), lines);
+    const { code, out, err } = await new Promise<{ code: number | null; out: Buffer; err: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, '-o', 'json', '--top', '5000', join(dir, 'audit.log')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const parts: Buffer[] = [];
+      let err = '';
+      child.stderr.on('data', (d) => (err += d));
+      child.stdout.pause();
+      setTimeout(() => {
+        child.stdout.on('data', (d: Buffer) => parts.push(d));
+        child.stdout.resume();
+      }, 700);
+      child.on('close', (c) => resolve({ code: c, out: Buffer.concat(parts), err }));
+    });
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(out.length).toBeGreaterThan(1 << 20);
+    const report = JSON.parse(out.toString('utf8'));
+    expect(report.inputs[0].auditEvents).toBe(3000);
+    expect(report.listGroups.length).toBeGreaterThan(1000);
   });
 
   it('exits 0 quietly when the reader closes the pipe (| head)', async () => {
