@@ -52,7 +52,8 @@ export class LookBack {
     }
   }
 
-  /** Whether `id` is in the window (one pass over it: ask findAll() for many). */
+  /** Whether `id` is in the window (the tests ask so; one pass over the window each time: reconcile() asks
+   * findAll() once a segment). */
   has(id: string): boolean {
     return this.findAll([id]).size > 0;
   }

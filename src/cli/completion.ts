@@ -5,11 +5,10 @@
 import type { Command } from 'commander';
 import { buildProgram } from './program.js';
 import { SCAN_OPTIONS } from './options.js';
-import { STORE_COMMANDS, storeCommand } from './commands/store.js';
-import { SHARD_COMMANDS, shardCommand } from './commands/partial.js';
+import { storeCommand } from './commands/store.js';
+import { shardCommand } from './commands/partial.js';
+import { COMPLETION_SHELLS, SHARD_COMMANDS, STORE_COMMANDS } from './commands/words.js';
 
-import { COMPLETION_SHELLS } from './commands/words.js';
-export { COMPLETION_SHELLS };
 
 /** What the word after an option is. */
 type ValueKind = { t: 'none' } | { t: 'choices'; words: string[] } | { t: 'dir' } | { t: 'file' } | { t: 'text' };

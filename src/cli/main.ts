@@ -220,7 +220,8 @@ export function main(opts: { commandName?: CommandName } = {}): void {
       // the heaps and the engines' memories first, which the kernel does at once as the process ends (about 7 ms of
       // a 1 GB scan). Not the other commands: the store's database and the shards' gzip streams close on their
       // own time, and --follow ends on a signal.
-      const scan = !STORE_COMMANDS.has(process.argv[2] ?? '') && !SHARD_COMMANDS.has(process.argv[2] ?? '') && process.argv[2] !== 'completion' && !following;
+      const command = process.argv[2] ?? '';
+      const scan = !STORE_COMMANDS.has(command) && !SHARD_COMMANDS.has(command) && command !== 'completion' && !following;
       if (scan && process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
     },
     (err: unknown) => {

@@ -278,14 +278,13 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
       // Each range's latest time before it first (a read of the file each), then the ranges, queued at once: the
       // main thread's lane starts reading on the next turn, and a range queued after it had to wait for that
       // lane's first reads to yield before its read completed; the worker, booted, then sat idle 30-80 ms.
-      const before: Array<number | null> = [];
-      for (let i = 0; i + 1 < bounds.length; i++) before.push(bounds[i + 1]! > bounds[i]! && bounds[i]! > 0 ? await latestTimeBefore(fh, bounds[i]!, behind) : null);
+      const ranges: Array<{ i: number; beforeMs: number | null }> = [];
+      for (let i = 0; i + 1 < bounds.length; i++) {
+        if (bounds[i + 1]! > bounds[i]!) ranges.push({ i, beforeMs: bounds[i]! > 0 ? await latestTimeBefore(fh, bounds[i]!, behind) : null });
+      }
       pool.queueingRanges(true);
       try {
-        for (let i = 0; i + 1 < bounds.length; i++) {
-          if (bounds[i + 1]! <= bounds[i]!) continue;
-          pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, i === last, before[i]!, cutter);
-        }
+        for (const { i, beforeMs } of ranges) pool.submitRange(idx, src.name, src.path, bounds[i]!, bounds[i + 1]!, i === 0, i === last, beforeMs, cutter);
       } finally {
         pool.queueingRanges(false);
       }

@@ -19,8 +19,6 @@ import { loadEngine } from '../../decode/engine/engine.js';
 import { countingOf, commandOf, makePartial, mergeParts, parseShard, planPieces, readCopySpec, universeOf } from '../../parallel/partial.js';
 import { toJson } from '../../parallel/codec.js';
 
-import { SHARD_COMMANDS } from './words.js';
-export { SHARD_COMMANDS };
 
 /** Scan options a partial takes: those that change what is counted or how it is judged. */
 const PARTIAL_FLAGS = new Set(['--kube-version', '--etcd-version', '--etcd-prefix', '--syslog-year', '--objects', '--consistent-list-from-cache', '--watch-cache-disabled', '--since', '--until', '--user', '--verb', '--resource', '--namespace', '--bucket', '--gap', '--max-groups', '--engine']);

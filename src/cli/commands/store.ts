@@ -18,8 +18,6 @@ import { plural } from '../../render/format.js';
 import { redactSecrets, safeText } from '../../render/text-safety.js';
 import { attachEngine } from '../../decode/engine/engine.js';
 
-import { STORE_COMMANDS } from './words.js';
-export { STORE_COMMANDS };
 
 interface StoreIO {
   stdin: Readable;
