@@ -135,6 +135,40 @@ describe('line by line: the engine event is the normalised event', () => {
     expect(accepted).toBeGreaterThan(10);
   });
 
+  // A kept string with escapes is unescaped 16 bytes at a time up to each backslash or its closing quote
+  // (assembly/engine.ts readString): an escape at every offset of strings shorter than, as long as and longer than
+  // 16 bytes, alone or two together, in the members the engine keeps, must give JSON.parse's strings.
+  it('kept strings with escapes at every offset: the unescaped strings JSON.parse gives', () => {
+    const escapes = ['\\u0026', '\\"', '\\\\', '\\/', '\\n', '\\u00e9', '\\ud83d\\ude00', '\\u0026\\u0026'];
+    const lines: string[] = [];
+    for (const len of [0, 1, 7, 15, 16, 17, 31, 32, 33, 50]) {
+      for (let at = 0; at <= len; at += len > 17 ? 3 : 1) {
+        for (const e of escapes) {
+          const s = 'x'.repeat(at) + e + 'y'.repeat(len - at);
+          lines.push(
+            `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"id-${lines.length}","stage":"ResponseComplete",` +
+              `"requestURI":"/api/v1/namespaces/n${s}/pods?labelSelector=a%3D${s}\\u0026limit=5","verb":"list","user":{"username":"u${s}"},` +
+              `"userAgent":"${s}","objectRef":{"resource":"pods","namespace":"n${s}","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},` +
+              `"requestReceivedTimestamp":"2026-11-30T10:00:00.000000Z","stageTimestamp":"2026-11-30T10:00:00.100000Z"}`,
+          );
+        }
+      }
+    }
+    const buf = Buffer.from(lines.join('\n') + '\n');
+    let k = 0;
+    engine!.readLines(buf, 0, buf.length, 1 << 20, 0, (l) => {
+      const text = lines[k++]!;
+      expect(l.accepted, text).toBe(true);
+      const js = normalizeAuditEvent(JSON.parse(text), () => 'missing');
+      expect(js.ok, text).toBe(true);
+      if (!js.ok) return;
+      const { query, selectorKey: _k, ...rest } = engine!.event();
+      expect(rest, text).toEqual(js.value);
+      expect(query, text).toEqual(parseRequestUri(js.value.requestURI).query);
+    });
+    expect(k).toBe(lines.length);
+  });
+
   it.each(Array.from({ length: 20 }, (_, i) => i + 1))('generated RequestResponse lines %i', (seed) => {
     const buf = bodyLines(seed);
     let accepted = 0;

@@ -93,7 +93,7 @@ export function init(inCap: u32, maxStrings: u32, maxInternLen: u32): usize {
   MAX_INTERN_LEN = maxInternLen;
   NEWS_CAP = 65536;
   NEWS = grow(<usize>NEWS_CAP * 12);
-  TABLE_MASK = (1 << 16) - 1;
+  TABLE_MASK = (1 << 12) - 1;
   TABLE = grow(<usize>(TABLE_MASK + 1) * 16);
   memory.fill(TABLE, 0xff, <usize>(TABLE_MASK + 1) * 16);
   STACK = grow(BODY_DEPTH);
@@ -319,62 +319,68 @@ function putUtf8(d: usize, cp: u32): u32 {
 /** Reads a JSON string at pos (which holds '"'). Sets strStart/strEnd/strEsc; unescapes into the scratch arena
  * when `want` and it has escapes (valPtr/valLen then point there, else at the raw bytes). */
 function readString(want: bool): bool {
-  pos++; // the opening quote
-  strStart = pos;
-  strEsc = false;
+  // The position is a local until the string ends: pos, like every wasm global, lives in memory in V8, and its
+  // store and reload were on each 16 bytes' path.
+  let p = pos + 1; // after the opening quote
+  const end = lineEnd;
+  strStart = p;
+  let esc = false;
   for (;;) {
     if (ASC_FEATURE_SIMD) {
       // 16 bytes at a time: stop at '"', '\', a control byte or a non-ASCII byte.
-      while (pos + 16 <= lineEnd) {
-        const v = v128.load(pos);
+      while (p + 16 <= end) {
+        const v = v128.load(p);
         // a signed compare below 0x20 takes both the control bytes and those of 0x80 and above
         const m = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), i8x16.lt_s(v, i8x16.splat(0x20)));
         const bits = i8x16.bitmask(m);
         if (bits == 0) {
-          pos += 16;
+          p += 16;
           continue;
         }
-        pos += <usize>ctz(bits);
+        p += <usize>ctz(bits);
         break;
       }
     }
-    if (pos >= lineEnd) return false;
-    const c = <u32>load<u8>(pos);
+    if (p >= end) return false;
+    const c = <u32>load<u8>(p);
     if (c == 0x22) break;
     if (c < 0x20) return false;
     if (c == 0x5c) {
-      strEsc = true;
-      if (pos + 1 >= lineEnd) return false;
-      const e = <u32>load<u8>(pos + 1);
+      esc = true;
+      if (p + 1 >= end) return false;
+      const e = <u32>load<u8>(p + 1);
       if (e == 0x75) {
-        const u = hex4(pos + 2);
+        const u = hex4(p + 2);
         if (u < 0) return false;
         if (u >= 0xd800 && u <= 0xdbff) {
           // a surrogate pair, or a lone surrogate (JavaScript keeps it; UTF-8 cannot): declined
-          if (load<u8>(pos + 6) != 0x5c || load<u8>(pos + 7) != 0x75) return false;
-          const lo = hex4(pos + 8);
+          if (load<u8>(p + 6) != 0x5c || load<u8>(p + 7) != 0x75) return false;
+          const lo = hex4(p + 8);
           if (lo < 0xdc00 || lo > 0xdfff) return false;
-          pos += 12;
+          p += 12;
         } else if (u >= 0xdc00 && u <= 0xdfff) return false;
-        else pos += 6;
+        else p += 6;
         continue;
       }
       if (e == 0x22 || e == 0x5c || e == 0x2f || e == 0x62 || e == 0x66 || e == 0x6e || e == 0x72 || e == 0x74) {
-        pos += 2;
+        p += 2;
         continue;
       }
       return false;
     }
     if (c >= 0x80) {
+      pos = p;
       if (!utf8Seq()) return false;
+      p = pos;
       continue;
     }
-    pos++;
+    p++;
   }
-  strEnd = pos;
-  pos++; // the closing quote
+  strEsc = esc;
+  strEnd = p;
+  pos = p + 1; // the closing quote
   if (!want) return true;
-  if (!strEsc) {
+  if (!esc) {
     valPtr = strStart;
     valLen = <u32>(strEnd - strStart);
     return true;
@@ -382,8 +388,28 @@ function readString(want: bool): bool {
   // Unescape (the content was validated above).
   const d0 = SCRATCH + scratchPos;
   let d = d0;
-  let p = strStart;
-  while (p < strEnd) {
+  const q = p; // the closing quote
+  p = strStart;
+  while (p < q) {
+    if (ASC_FEATURE_SIMD) {
+      // 16 bytes at a time up to the next escape or the closing quote: a request URI's query has a \u0026 for
+      // each '&'. The store may write past what is kept; scan() leaves the line twice its length and 64 bytes of
+      // room, and the next string is written over it.
+      const v = v128.load(p);
+      const left = <u32>(q - p);
+      let bits = <u32>i8x16.bitmask(i8x16.eq(v, i8x16.splat(0x5c)));
+      if (left < 16) bits |= (<u32>1) << left;
+      v128.store(d, v);
+      if (bits == 0) {
+        p += 16;
+        d += 16;
+        continue;
+      }
+      const k = <usize>ctz(bits);
+      p += k;
+      d += k;
+      if (p >= q) break;
+    }
     const c = <u32>load<u8>(p);
     if (c != 0x5c) {
       store<u8>(d, <u8>c);
@@ -767,9 +793,31 @@ function parseQuery(u: usize, n: u32): bool {
   const q = findByte(u, n, 0x3f);
   if (n == 0 || load<u8>(u) != 0x2f) return false;
   // the path: no '%' and no "/watch" (parseRequestQuery parses those in full)
-  if (findByte(u, q, 0x25) < q) return false;
-  for (let k = findByte(u, q, 0x2f); k < q; k += 1 + findByte(u + k + 1, q - k - 1, 0x2f)) {
-    if (k + 6 <= q && bytesAre(u + k, 6, "/watch")) return false;
+  if (ASC_FEATURE_SIMD) {
+    // one pass, 16 bytes a step: each '%', and each '/' followed by 'w' (reading up to 17 bytes past the path
+    // stays inside the scratch arena, where the kept request URI is)
+    for (let i: u32 = 0; i < q; i += 16) {
+      const v = v128.load(u + i);
+      const w = v128.load(u + i + 1);
+      let pct = <u32>i8x16.bitmask(i8x16.eq(v, i8x16.splat(0x25)));
+      let sw = <u32>i8x16.bitmask(v128.and(i8x16.eq(v, i8x16.splat(0x2f)), i8x16.eq(w, i8x16.splat(0x77))));
+      if (q - i < 16) {
+        const m: u32 = ((<u32>1) << (q - i)) - 1;
+        pct &= m;
+        sw &= m;
+      }
+      if (pct != 0) return false;
+      while (sw != 0) {
+        const k = i + <u32>ctz(sw);
+        if (k + 6 <= q && bytesAre(u + k, 6, "/watch")) return false;
+        sw &= sw - 1;
+      }
+    }
+  } else {
+    if (findByte(u, q, 0x25) < q) return false;
+    for (let k = findByte(u, q, 0x2f); k < q; k += 1 + findByte(u + k + 1, q - k - 1, 0x2f)) {
+      if (k + 6 <= q && bytesAre(u + k, 6, "/watch")) return false;
+    }
   }
   let rvSeen = false;
   let rvmSeen = false;
