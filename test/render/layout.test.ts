@@ -2,7 +2,8 @@
 // kind of report (the demo incident, token waves, restarts, hostile and wide strings, GKE); names are cut in
 // the middle so two inputs stay apart; help wraps at 80 columns with words whole.
 import { describe, expect, it } from 'vitest';
-import { cutEnd, cutMiddle, drawTable, vw, wrapLines } from '../../src/render/layout.js';
+import stringWidth from 'string-width';
+import { cutEnd, cutMiddle, drawTable, isNarrow, vw, wrapLines } from '../../src/render/layout.js';
 import { commonDir } from '../../src/render/table.js';
 import { auditLine, runCli } from '../support.js';
 
@@ -46,6 +47,53 @@ describe('cutting and wrapping by visible width', () => {
     expect(drawTable(cols, rows, 20).split('\n')).toEqual(['name    count  note', 'kube-…  1,300  a lo…']);
     // 12 columns: not even the minimums fit, so the note leaves and the name takes the rest
     expect(drawTable(cols, rows, 12).split('\n')).toEqual(['name   count', 'kube…  1,300']);
+  });
+});
+
+// vw() takes a string's length for its width when every character is one of a set (layout.ts NARROW), without
+// string-width: each of them must take one column by string-width's count and be a grapheme of its own, so that
+// any string of them measures as string-width measures it, and cuts where a cut by graphemes would.
+describe('the narrow characters: widths without string-width', () => {
+  const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+  // the slow path, as layout.ts took it for every string before: graphemes and string-width
+  const headBySegments = (s: string, w: number): string => {
+    let out = '';
+    let used = 0;
+    for (const { segment } of segmenter.segment(s)) {
+      const cw = stringWidth(segment);
+      if (used + cw > w) break;
+      out += segment;
+      used += cw;
+    }
+    return out;
+  };
+  const narrow: string[] = [];
+  for (let c = 0; c < 0x10000; c++) if (isNarrow(String.fromCharCode(c))) narrow.push(String.fromCharCode(c));
+
+  it('each takes one column (string-width) and the set is the one written down', () => {
+    for (const ch of narrow) expect(stringWidth(ch), `U+${ch.charCodeAt(0).toString(16)}`).toBe(1);
+    // ASCII 95, Latin-1 and Latin extensions 13 + 594, punctuation 24 + 47, arrows and maths 368, boxes to 25FC 253
+    expect(narrow.length).toBe(95 + 13 + 594 + 24 + 47 + 368 + 253);
+    // and what is left out: the soft hyphen (no column), joiners and format characters, combining marks, wide and
+    // emoji-presentation signs, control bytes
+    for (const c of [0xad, 0x200b, 0x200d, 0x2028, 0x202e, 0x2060, 0x0301, 0xfe0f, 0x231a, 0x25fd, 0x25fe, 0x3042, 0x1b, 0x7f]) expect(isNarrow(String.fromCharCode(c))).toBe(false);
+  });
+
+  it('strings of them: the width, and the cuts, of graphemes and string-width (seeded)', () => {
+    let seed = 7;
+    const rand = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    for (let k = 0; k < 400; k++) {
+      const n = Math.floor(rand() * 40);
+      let s = '';
+      for (let i = 0; i < n; i++) s += narrow[Math.floor(rand() * narrow.length)]!;
+      // (a grapheme of its own: runs of them never join into one)
+      expect([...segmenter.segment(s)].length, s).toBe(s.length);
+      expect(vw(s), s).toBe(stringWidth(s));
+      const w = Math.floor(rand() * 45);
+      const head = w <= 0 || stringWidth(s) <= w ? null : headBySegments(s, w - 1) + '…';
+      expect(cutEnd(s, w), s).toBe(head ?? (w <= 0 && stringWidth(s) > w ? '' : s));
+      expect(vw(cutMiddle(s, w)), s).toBeLessThanOrEqual(Math.max(w, 0));
+    }
   });
 });
 
