@@ -173,6 +173,47 @@ describe('line by line: the engine event is the normalised event', () => {
     }
   });
 
+  // The values most lines carry are compared whole where they stand (assembly/engine.ts valueIs: kind "Event", the
+  // v1 apiVersion, level "Metadata", stage "ResponseComplete", a 200 status as the apiserver writes it); anything
+  // else, down to one byte more or a space, is read the usual way. Known answers: read or declined, and when read,
+  // normalizeAuditEvent's event.
+  const member = (m: Record<string, string>): string =>
+    `{"kind":${m.kind ?? '"Event"'},"apiVersion":${m.apiVersion ?? '"audit.k8s.io/v1"'},"level":${m.level ?? '"Metadata"'},"auditID":"v-1","stage":${m.stage ?? '"ResponseComplete"'},` +
+    `"requestURI":"/api/v1/pods?limit=5","verb":"list","user":{"username":"u"},"userAgent":"ua","objectRef":{"resource":"pods","apiVersion":"v1"},` +
+    `"responseStatus":${m.status ?? '{"metadata":{},"code":200}'},"requestReceivedTimestamp":"2026-11-30T10:00:00.000000Z","stageTimestamp":"2026-11-30T10:00:00.100000Z"}`;
+  it.each<[string, Record<string, string>, boolean]>([
+    ['the common values', {}, true],
+    ['status 2000', { status: '{"metadata":{},"code":2000}' }, true],
+    ['status 201', { status: '{"metadata":{},"code":201}' }, true],
+    ['status 200 and more members', { status: '{"metadata":{},"code":200,"status":"Success"}' }, true],
+    ['status 200 with a space', { status: '{"metadata":{}, "code":200}' }, true],
+    ['status 200 twice', { status: '{"metadata":{},"code":200,"code":404}' }, false],
+    ['status code first', { status: '{"code":200,"metadata":{}}' }, true],
+    ['status code 200.0', { status: '{"metadata":{},"code":200.0}' }, false],
+    ['status null', { status: 'null' }, true],
+    ['level Request', { level: '"Request"' }, true],
+    ['level Metadatas', { level: '"Metadatas"' }, true],
+    ['level escaped', { level: '"Met\\u0061data"' }, true],
+    ['stage ResponseStarted', { stage: '"ResponseStarted"' }, true],
+    ['stage ResponseCompleted', { stage: '"ResponseCompleted"' }, false],
+    ['stage escaped', { stage: '"ResponseComplet\\u0065"' }, true],
+    ['kind Events', { kind: '"Events"' }, false],
+    ['kind escaped', { kind: '"Ev\\u0065nt"' }, true],
+    ['apiVersion v1beta1', { apiVersion: '"audit.k8s.io/v1beta1"' }, true],
+    ['apiVersion v12', { apiVersion: '"audit.k8s.io/v12"' }, false],
+  ])('common values compared whole: %s', (_name, m, read) => {
+    const text = member(m);
+    const buf = Buffer.from(text + '\n');
+    const seen: Array<AuditEvent | null> = [];
+    engine!.readLines(buf, 0, buf.length, 1 << 20, 0, (l) => seen.push(l.accepted ? engine!.event() : null));
+    expect(seen.length).toBe(1);
+    expect(seen[0] !== null, 'read by the engine').toBe(read);
+    if (seen[0] === null) return;
+    const js = normalizeAuditEvent(JSON.parse(text), () => 'missing');
+    const { query: _q, selectorKey: _k, ...rest } = seen[0];
+    expect(rest).toEqual(js.ok ? js.value : null);
+  });
+
   // The request path is checked 16 bytes a step for a '%' and a "/watch" (parseQuery): either one, at every offset
   // across the steps, sends the line to the JavaScript path; a path with neither is read here.
   it("a path's '%' and \"/watch\" at every offset: declined; a path with neither: read", () => {
