@@ -193,7 +193,7 @@ export async function planPieces(sources: Source[], shard: [number, number] | nu
       const fh = await fsp.open(sources[j]!.path!, 'r');
       try {
         const starts = [0];
-        for (const b of inside) starts.push(Math.max(await lineEndAfter(fh, b - off, size), starts[starts.length - 1]!));
+        for (const b of inside) starts.push(Math.max(lineEndAfter(fh.fd, b - off, size), starts[starts.length - 1]!));
         const owners = [shardOf(off), ...inside.map(shardOf)];
         for (let p = 0; p < starts.length; p++) {
           const end = p + 1 < starts.length ? starts[p + 1]! : size;
@@ -321,7 +321,7 @@ async function readRange(src: Source, state: ScanState, p: Piece, key: string, m
   if (p.start > 0) {
     const fh = await fsp.open(src.path!, 'r');
     try {
-      beforeMs = await latestTimeBefore(fh, p.start);
+      beforeMs = latestTimeBefore(fh.fd, p.start);
     } finally {
       await fh.close();
     }

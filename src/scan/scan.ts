@@ -249,8 +249,10 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
     const fh = await fsp.open(src.path, 'r').catch(() => null);
     if (fh === null) return false; // the single-threaded path reports the error
     try {
+      // The reads before the lanes start are made at once (readSync): each awaited one was a turn of the thread pool
+      // and the event loop, 1-2 ms each of the main thread's lane not started, four of them.
       const head = Buffer.alloc(1 << 16);
-      const { bytesRead } = await fh.read(head, 0, head.length, 0);
+      const bytesRead = readSync(fh.fd, head, 0, head.length, 0);
       const h = head.subarray(0, bytesRead);
       if ((h[0] === 0x1f && h[1] === 0x8b) || sniffDocumentMode(h) || sniffCsv(h) !== null) {
         if (!(h[0] === 0x1f && h[1] === 0x8b) || !workersForGzip(o)) return false;
@@ -259,15 +261,15 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
       }
       const pool = await getPool();
       // One range a lane; a lane that runs out of work cuts the range with the most left (src/parallel/range-cut.ts)
-      const bounds = await splitPoints(fh, src.sizeBytes, pool.size);
+      const bounds = splitPoints(fh.fd, src.sizeBytes, pool.size);
       const size = src.sizeBytes;
       // (the ranges are queued before any cut is made, and cuts are made one at a time: one buffer will do)
       const behind = Buffer.alloc(LOOK_BEHIND_BYTES);
       const cutter: RangeCutter = {
         minBytes: minSplit,
         align: async (at) => {
-          const end = await lineEndAfter(fh, at, size);
-          return end >= size ? null : { at: end, beforeMs: await latestTimeBefore(fh, end, behind) };
+          const end = lineEndAfter(fh.fd, at, size);
+          return end >= size ? null : { at: end, beforeMs: latestTimeBefore(fh.fd, end, behind) };
         },
       };
       const idx = state.addInput(src.name);
@@ -280,7 +282,7 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
       // lane's first reads to yield before its read completed; the worker, booted, then sat idle 30-80 ms.
       const ranges: Array<{ i: number; beforeMs: number | null }> = [];
       for (let i = 0; i + 1 < bounds.length; i++) {
-        if (bounds[i + 1]! > bounds[i]!) ranges.push({ i, beforeMs: bounds[i]! > 0 ? await latestTimeBefore(fh, bounds[i]!, behind) : null });
+        if (bounds[i + 1]! > bounds[i]!) ranges.push({ i, beforeMs: bounds[i]! > 0 ? latestTimeBefore(fh.fd, bounds[i]!, behind) : null });
       }
       pool.queueingRanges(true);
       try {
@@ -301,16 +303,16 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
 
 /** The latest event time in the LOOK_BEHIND_BYTES of a file before `at` (read into `buf`), as a range that starts
  * at `at` is handed it (ScanState.beginSegment): a lane's range, a cut (`readParallel`), a `partial` piece. */
-export async function latestTimeBefore(fh: fsp.FileHandle, at: number, buf: Buffer = Buffer.alloc(LOOK_BEHIND_BYTES)): Promise<number | null> {
+export function latestTimeBefore(fd: number, at: number, buf: Buffer = Buffer.alloc(LOOK_BEHIND_BYTES)): number | null {
   const from = Math.max(0, at - LOOK_BEHIND_BYTES);
-  const { bytesRead } = await fh.read(buf, 0, at - from, from);
+  const bytesRead = readSync(fd, buf, 0, at - from, from);
   return latestTimeIn(buf.subarray(0, bytesRead));
 }
 
 /** Byte offsets that cut a file into about `parts` ranges, each boundary just after a newline. */
-async function splitPoints(fh: fsp.FileHandle, size: number, parts: number): Promise<number[]> {
+function splitPoints(fd: number, size: number, parts: number): number[] {
   const out = [0];
-  for (let i = 1; i < parts; i++) out.push(await lineEndAfter(fh, Math.max(Math.floor((size * i) / parts), out[out.length - 1]!), size));
+  for (let i = 1; i < parts; i++) out.push(lineEndAfter(fd, Math.max(Math.floor((size * i) / parts), out[out.length - 1]!), size));
   out.push(size);
   return out;
 }
@@ -318,16 +320,16 @@ async function splitPoints(fh: fsp.FileHandle, size: number, parts: number): Pro
 /** The offset just after the first newline at or after `pos` (`size` when there is none) that does not end the
  * first part of a line a container runtime split: a cut there hands both parts of no line to different lanes (or
  * to different `partial` pieces: src/parallel/partial.ts). */
-export async function lineEndAfter(fh: fsp.FileHandle, pos: number, size: number): Promise<number> {
+export function lineEndAfter(fd: number, pos: number, size: number): number {
   const buf = Buffer.alloc(1 << 16);
   for (;;) {
-    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+    const bytesRead = readSync(fd, buf, 0, buf.length, pos);
     if (bytesRead === 0) return size;
     const nl = buf.subarray(0, bytesRead).indexOf(10);
     if (nl >= 0) {
       pos += nl + 1;
       // Never between the parts of a line a container runtime split: look at the line that ends here.
-      if (await endsInPart(fh, pos - 1)) continue;
+      if (endsInPart(fd, pos - 1)) continue;
       return Math.min(pos, size);
     }
     pos += bytesRead;
@@ -335,10 +337,10 @@ export async function lineEndAfter(fh: fsp.FileHandle, pos: number, size: number
 }
 
 /** true when the line that ends at the newline at `nl` is the first part of a split line. */
-export async function endsInPart(fh: fsp.FileHandle, nl: number): Promise<boolean> {
+export function endsInPart(fd: number, nl: number): boolean {
   const from = Math.max(0, nl - MAX_PART_BYTES - 512);
   const w = Buffer.alloc(nl - from);
-  const { bytesRead } = await fh.read(w, 0, w.length, from);
+  const bytesRead = readSync(fd, w, 0, w.length, from);
   const start = w.subarray(0, bytesRead).lastIndexOf(10) + 1;
   if (start === 0 && from > 0) return false; // a line longer than any part
   return continuesInNextLine(w, start, bytesRead);

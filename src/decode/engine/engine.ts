@@ -114,51 +114,54 @@ export const DEDUP_HOLD = 3;
 /** What loading found: the engine, or why there is none. */
 export type EngineLoad = { engine: LineEngine; variant: 'simd' | 'scalar' } | { engine: null; reason: string };
 
-let cachedModules: { simd: WebAssembly.Module | null; scalar: WebAssembly.Module | null; error: string | null } | null = null;
+/** Each build's compiled module (undefined: not compiled yet), and the first reason one could not be had. */
+const compiled: { simd?: WebAssembly.Module | null; scalar?: WebAssembly.Module | null; error: string | null } = { error: null };
 
-function modules(): { simd: WebAssembly.Module | null; scalar: WebAssembly.Module | null; error: string | null } {
-  if (cachedModules !== null) return cachedModules;
-  const m: { simd: WebAssembly.Module | null; scalar: WebAssembly.Module | null; error: string | null } = { simd: null, scalar: null, error: null };
-  for (const [k, file] of [['simd', 'engine-simd.wasm'], ['scalar', 'engine.wasm']] as const) {
-    // The single-file binary carries the modules as assets of its own (scripts/build-binary.mjs): no file to read.
-    if (isSea()) {
-      try {
-        m[k] = new WebAssembly.Module(getAsset(file));
-      } catch (err) {
-        m.error ??= `${file} (asset): ${(err as Error).message}`;
-      }
-      if (m[k] !== null) m.error = null;
-      continue;
+/** The module of one build, compiled on first use: the scalar one only where the SIMD one cannot be compiled or
+ * instantiated (compiling it at every start, unused, took 1-2 ms of each thread's). */
+function moduleOf(k: 'simd' | 'scalar'): WebAssembly.Module | null {
+  const have = compiled[k];
+  if (have !== undefined) return have;
+  const file = k === 'simd' ? 'engine-simd.wasm' : 'engine.wasm';
+  let mod: WebAssembly.Module | null = null;
+  // The single-file binary carries the modules as assets of its own (scripts/build-binary.mjs): no file to read.
+  if (isSea()) {
+    try {
+      mod = new WebAssembly.Module(getAsset(file));
+    } catch (err) {
+      compiled.error ??= `${file} (asset): ${(err as Error).message}`;
     }
+  } else {
     // next to this module (dist/decode/engine/); from a bundle in dist/cli/ or dist/parallel/ (scripts/bundle.mjs);
     // or, when running from the sources (the tests), in dist/decode/engine/
     for (const url of [new URL(`./${file}`, import.meta.url), new URL(`../decode/engine/${file}`, import.meta.url), new URL(`../../../dist/decode/engine/${file}`, import.meta.url)]) {
       try {
-        m[k] = new WebAssembly.Module(readFileSync(url));
+        mod = new WebAssembly.Module(readFileSync(url));
         break;
       } catch (err) {
-        m.error ??= `${file}: ${(err as Error).message}`;
+        compiled.error ??= `${file}: ${(err as Error).message}`;
       }
     }
-    if (m[k] !== null) m.error = null;
   }
-  cachedModules = m;
-  return m;
+  // (a path tried before the one that held the file is no reason)
+  if (mod !== null) compiled.error = null;
+  compiled[k] = mod;
+  return mod;
 }
 
 /** Instantiates the engine (one per thread: it holds the thread's string table). */
 export function loadEngine(): EngineLoad {
-  const m = modules();
-  for (const [variant, mod] of [['simd', m.simd], ['scalar', m.scalar]] as const) {
+  for (const variant of ['simd', 'scalar'] as const) {
+    const mod = moduleOf(variant);
     if (mod === null) continue;
     try {
       const inst = new WebAssembly.Instance(mod, {});
       return { engine: new LineEngine(inst.exports as unknown as Exports), variant };
     } catch (err) {
-      m.error ??= `${variant}: ${(err as Error).message}`;
+      compiled.error ??= `${variant}: ${(err as Error).message}`;
     }
   }
-  return { engine: null, reason: m.error ?? 'no engine module' };
+  return { engine: null, reason: compiled.error ?? 'no engine module' };
 }
 
 /** One line as the engine saw it; valid during the readLines() callback only. */
