@@ -214,6 +214,22 @@ describe('line by line: the engine event is the normalised event', () => {
     expect(rest).toEqual(js.ok ? js.value : null);
   });
 
+  // A time's milliseconds are its first three fraction digits, summed as an integer (assembly/engine.ts fraction):
+  // every count of digits, and what is not a fraction, as normalizeAuditEvent reads them.
+  it.each(['', '.', '.5', '.05', '.123', '.1234', '.999999', '.000001', '.123456789', '.12a', '.1 '])('the time 10:00:07%sZ', (frac) => {
+    const text = member({}).replace('"requestReceivedTimestamp":"2026-11-30T10:00:00.000000Z"', `"requestReceivedTimestamp":"2026-11-30T10:00:07${frac}Z"`);
+    const buf = Buffer.from(text + '\n');
+    const seen: Array<AuditEvent | null> = [];
+    engine!.readLines(buf, 0, buf.length, 1 << 20, 0, (l) => seen.push(l.accepted ? engine!.event() : null));
+    const js = normalizeAuditEvent(JSON.parse(text), () => 'missing');
+    // read here exactly when the fraction is none or digits only (the others go to the JavaScript path)
+    expect(seen[0] !== null).toBe(/^(\.\d+)?$/.test(frac));
+    if (seen[0] === null) return;
+    const { query: _q, selectorKey: _k, ...rest } = seen[0];
+    expect(rest).toEqual(js.ok ? js.value : null);
+    expect(rest.receivedMs! % 1000).toBe(frac.length > 1 ? Math.floor(Number(`0${frac}`) * 1000 + 1e-9) : 0);
+  });
+
   // The request path is checked 16 bytes a step for a '%' and a "/watch" (parseQuery): either one, at every offset
   // across the steps, sends the line to the JavaScript path; a path with neither is read here.
   it("a path's '%' and \"/watch\" at every offset: declined; a path with neither: read", () => {
