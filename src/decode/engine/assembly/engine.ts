@@ -564,10 +564,11 @@ function skipValue(depth: i32): bool {
   return true;
 }
 
-/** A string value the apiserver writes on most lines (`v`, quotes included), at pos: when the bytes there are
- * exactly it, moves past it (no escape can be inside: the bytes are the literal's, and the one before the closing
- * quote is not a backslash). Saves reading the string and comparing it after. */
-@inline function valueIs(v: string): bool {
+/** What the apiserver writes on most lines, at pos: a member's `"name":` (readEvent's ORDER) or a value, quotes
+ * included (`"Event"`, a 200 status). When the bytes there are exactly `v`, moves past them: no escape can be
+ * inside (the bytes are the literal's, and the one before a closing quote is not a backslash). Saves reading the
+ * string and comparing it after. */
+@inline function bytesAhead(v: string): bool {
   const n = <u32>v.length;
   if (!ASC_FEATURE_SIMD || pos + n > lineEnd || !asciiIs(pos, n, v)) return false;
   pos += n;
@@ -1142,7 +1143,7 @@ function readObjectRef(): void {
 function readStatus(): void {
   skipWs();
   // the status of most successful requests, as the apiserver writes it
-  if (valueIs('{"metadata":{},"code":200}')) {
+  if (bytesAhead('{"metadata":{},"code":200}')) {
     setI(R_CODE, 200);
     return;
   }
@@ -1619,13 +1620,11 @@ function readEvent(): bool {
     let act: u32 = 0; // 0 skip, 99 decline, else the member
     if (ASC_FEATURE_SIMD && next < ORDER.length) {
       const k = unchecked(ORDER[next]);
-      const n = <u32>k.length;
-      if (pos + n <= lineEnd && asciiIs(pos, n, k)) {
+      if (bytesAhead(k)) {
         // "name": as predicted, read in one compare
-        strStart = pos + 1;
-        strEnd = pos + n - 2;
+        strStart = pos - <usize>k.length + 1;
+        strEnd = pos - 2;
         strEsc = false;
-        pos += n;
         act = unchecked(ORDER_ACT[next]);
         next++;
         bit = act;
@@ -1763,18 +1762,18 @@ function readMember(act: u32): bool {
   switch (ctz(act)) {
     case 0: // K_KIND
       skipWs();
-      if (valueIs('"Event"')) break;
+      if (bytesAhead('"Event"')) break;
       if (peek() != 0x22 || !readString(true) || !bytesAre(valPtr, valLen, "Event")) return false;
       break;
     case 1: // K_APIV
       skipWs();
-      if (valueIs('"audit.k8s.io/v1"')) break;
+      if (bytesAhead('"audit.k8s.io/v1"')) break;
       if (peek() != 0x22 || !readString(true)) return false;
       if (!bytesAre(valPtr, valLen, "audit.k8s.io/v1") && !bytesAre(valPtr, valLen, "audit.k8s.io/v1beta1") && !bytesAre(valPtr, valLen, "audit.k8s.io/v1alpha1")) return false;
       break;
     case 2: // K_LEVEL
       skipWs();
-      if (valueIs('"Metadata"')) {
+      if (bytesAhead('"Metadata"')) {
         setI(R_LEVEL, ID_METADATA);
         break;
       }
@@ -1791,7 +1790,7 @@ function readMember(act: u32): bool {
       break;
     case 4: // K_STAGE
       skipWs();
-      if (valueIs('"ResponseComplete"')) {
+      if (bytesAhead('"ResponseComplete"')) {
         setI(R_STAGE, 2);
         break;
       }
