@@ -117,4 +117,13 @@ describe('bad-input catalogue', () => {
     const p = JSON.parse(r.stdout) as ScanReport;
     expect(p.inputs[0]).toMatchObject({ format: 'documents', auditEvents: 20_000, skippedItems: 0 });
   }, 120_000);
+  it('20 a file that opens like a JSON document and is not one ends with its error, never hangs', async () => {
+    // "[" then a brace, a first line ending in ",", then 4 MB that is no JSON: the parser fails while its buffer is
+    // full (the read used to wait for a drain that never came)
+    const f = join(dir, 'not-a-document.json');
+    writeFileSync(f, '[{"kind": "Event",\n' + 'x'.repeat(4 << 20) + '\n');
+    const r = await runCli(['-o', 'json', f]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).inputs[0].error ?? r.stderr).toMatch(/JSON|document/);
+  }, 30_000);
 });

@@ -112,7 +112,8 @@ export function createDocumentReader(sink: DocumentSink): { write(chunk: Buffer)
   return {
     async write(chunk: Buffer): Promise<void> {
       if (error !== null) return;
-      if (!p.write(chunk)) await new Promise<void>((r) => (error !== null ? r() : p.once('drain', () => r())));
+      // (an error while the parser's buffer is full ends the wait too: no 'drain' follows an error)
+      if (!p.write(chunk) && error === null) await Promise.race([new Promise<void>((r) => p.once('drain', () => r())), done]);
     },
     async end(): Promise<string | null> {
       if (error === null) p.end();
