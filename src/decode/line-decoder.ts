@@ -15,6 +15,8 @@ import { describeJsonShape } from './json-shape.js';
 import { apiserverOfRecord, cleanName, unwrapRecord } from './wrappers.js';
 import { fromAksLogAnalyticsRow, fromGkeEntry, isAksLogAnalyticsRow, isGkeEntry } from './cloud-events.js';
 import { parseCsvRecord } from './csv.js';
+import { klogJsonOf, klogTimeMs } from './apiserver-log.js';
+import { ApiserverLogReader, newApiserverLogStats, type ApiserverLogStats } from './apiserver-log-reader.js';
 
 /** What the decoder counts of an input (the aggregator's per-input stats hold these fields and more). */
 export interface DecodeCounts {
@@ -33,6 +35,8 @@ export interface DecodeCounts {
   wrappers: Map<string, number>;
   metricSamples: number;
   metrics: MetricSample[];
+  /** what was read of the apiserver's own log (klog), when the input held any */
+  apiserverLog?: ApiserverLogStats;
 }
 
 /** Most metric samples kept per input: a /metrics dump holds a few thousand of the ones read. */
@@ -45,6 +49,8 @@ export interface DecodeSink {
   /** an audit event, and the apiserver its wrapper's record names (a CloudWatch stream, a pod), or null */
   auditEvent(e: AuditEvent, apiserver: string | null): void;
   etcdEntry(e: EtcdEntry): void;
+  /** a restart marker the apiserver's log holds (its "Serving securely on" line), at `t` */
+  restartSign(t: number, what: string): void;
   /** names an event that has no auditID (unique in the whole scan) */
   readonly syntheticId: () => string;
 }
@@ -58,10 +64,12 @@ export interface DecodeSegment {
   partial: { wrapper: string; parts: string[] } | null;
   /** a CloudWatch Logs Insights CSV export: the column of @message, from the header line */
   csvColumn: number | null;
+  /** the apiserver log's state between lines (trace blocks, a multi-line value), made at its first klog line */
+  apiserver: ApiserverLogReader | null;
 }
 
 export function newDecodeSegment(): DecodeSegment {
-  return { partial: null, csvColumn: null };
+  return { partial: null, csvColumn: null, apiserver: null };
 }
 
 const bump = (m: Map<string, number>, k: string, n = 1): void => {
@@ -93,6 +101,7 @@ export class LineDecoder {
    * skipped one. */
   endSegment(): void {
     const g = this.seg;
+    g.apiserver?.endSegment();
     if (g.partial === null) return;
     const inp = this.sink.counts();
     const kind = `${g.partial.wrapper} partial line (joined with the next)`;
@@ -184,10 +193,50 @@ export class LineDecoder {
   private lastReason = '';
   private lastOther = '';
 
+  /** The segment's apiserver-log reader, made when first needed; its records go to the sink as audit events do. */
+  private apiserverReader(): ApiserverLogReader {
+    const g = this.seg;
+    if (g.apiserver !== null) return g.apiserver;
+    const sink = this.sink;
+    return (g.apiserver = new ApiserverLogReader({
+      stats: () => (sink.counts().apiserverLog ??= newApiserverLogStats()),
+      request: (e) => sink.auditEvent(e, this.recordApiserver),
+      sign: (t, what) => sink.restartSign(t, what),
+      syntheticId: () => sink.syntheticId(),
+    }));
+  }
+
+  /** One message of the apiserver's log, as an outcome of the line that held it. */
+  private apiserverMessage(caller: string, text: string, tsMs: number | null, kv: Map<string, string> | null): ValueOutcome {
+    const what = this.apiserverReader().message(caller, text, tsMs, kv);
+    if (what === 'audit') return 'audit';
+    this.lastOther = what;
+    return 'other';
+  }
+
   /** Reads a piece of text as one line would be read: a physical line, or the text a wrapper held. */
   private readText(text: string, terminated: boolean, depth: number, where: string): ValueOutcome {
+    const ar = this.seg.apiserver;
+    if (ar !== null && ar.inMultiline) {
+      const what = ar.bare(text, null);
+      if (what !== null) return this.other(what);
+    }
     const k = classifyLine(text, this.nowMs, this.syslogYear);
     switch (k.kind) {
+      case 'klog': {
+        if (k.wrapper !== null) this.wrapped(k.wrapper);
+        const h = k.header;
+        const st = (this.sink.counts().apiserverLog ??= newApiserverLogStats());
+        st.textLines++;
+        return this.apiserverMessage(h.caller, h.msg, k.tsMs ?? klogTimeMs(h, this.nowMs, this.syslogYear), null);
+      }
+      case 'klog-bare': {
+        if (k.wrapper !== null) this.wrapped(k.wrapper);
+        const r = this.apiserverReader();
+        const what = r.bare(k.text, k.tsMs);
+        if (what !== null) return this.other(what);
+        return this.apiserverMessage('', k.text, k.tsMs, null);
+      }
       case 'blank':
         return 'blank';
       case 'other':
@@ -367,6 +416,13 @@ export class LineDecoder {
     if ('Entry' in o && typeof o.Entry === 'object') {
       this.lastReason = 'GKE entry serialised from the Go client structs (export with gcloud logging read --format=json instead)';
       return 'skipped';
+    }
+    const kj = klogJsonOf(o);
+    if (kj !== null) {
+      // --logging-format=json: the apiserver's log as JSON records (a trace is one record, its lines in msg); before
+      // the audit test, which a timeout's record (auditID, URI) would pass
+      (this.sink.counts().apiserverLog ??= newApiserverLogStats()).jsonRecords++;
+      return this.apiserverMessage(kj.caller, kj.msg, kj.tsMs, kj.kv);
     }
     if (looksLikeAuditEvent(o)) {
       // Fluent Bit's Merge_Log: the event's fields at the top level, beside the line they came from

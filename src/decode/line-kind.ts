@@ -6,6 +6,7 @@
 import { isCapnslogLine } from './etcd-line.js';
 import { isMetricsTextLine, parseMetricLine, type MetricSample } from './metrics.js';
 import { parseTimestampMs } from './time.js';
+import { parseKlogHeader, type KlogHeader } from './apiserver-log.js';
 
 export type LineKind =
   | { kind: 'blank' }
@@ -18,6 +19,11 @@ export type LineKind =
   /** a CRI `F` line: the end of a line (whole, or the last part of one), to classify again without the prefix */
   | { kind: 'cri'; text: string }
   | { kind: 'other'; what: string }
+  /** a klog line (the apiserver's own log, or another component's): its header, and the time a wrapper gave */
+  | { kind: 'klog'; header: KlogHeader; wrapper: string | null; tsMs: number | null }
+  /** a line of the apiserver's log without a klog header: a trace block's continuation (`Trace[id]: …`), or a
+   * message whose header a paster cut (`"HTTP" verb=…`) */
+  | { kind: 'klog-bare'; text: string; wrapper: string | null; tsMs: number | null }
   /** a sample of a metric the analysis reads, from a Prometheus text dump (`kubectl get --raw /metrics`) */
   | { kind: 'metric'; sample: MetricSample }
   | { kind: 'unknown' };
@@ -28,6 +34,9 @@ const K8S_TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
 const CRI = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) (?:stdout|stderr) ([FP])(?: |$)/;
 // klog header: Lmmdd hh:mm:ss.uuuuuu threadid file:line]
 const KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+\s+[^\]\s]+\] /;
+// a trace block's continuation line, which klog writes without a header; and httplog's message without its header
+const TRACE_BARE = /^\s*Trace\[\d+\]: /;
+const HTTPLOG_BARE = /^\s*"HTTP" verb=/;
 // Go runtime panic output (etcd and apiserver crashes end with one).
 const GO_PANIC = /^(?:panic: |fatal error: |goroutine \d+ \[|created by |\[signal |\t|\s*\/\S+\.go:\d+(?: \+0x[0-9a-f]+)?$|[\w./*()-]+\(.*\)$)/;
 // syslog and journalctl's short and short-precise forms, any case of month: "Dec  1 08:00:00[.123456] host proc[pid]: "
@@ -101,7 +110,7 @@ export function stripPrefixes(line: string, nowMs = Date.now(), year: number | n
       continue;
     }
     // `minikube logs` bullets each line of a component's log ("* 2026-11-30 10:00:00.000000 W | etcdserver: …")
-    if (s.startsWith('* ') && (s.charCodeAt(2) === 123 || /^\* \d{4}-\d\d-\d\d[ T]\d\d:|^\* [IWEF]\d{4} /.test(s))) {
+    if (s.startsWith('* ') && (s.charCodeAt(2) === 123 || /^\* \d{4}-\d\d-\d\d[ T]\d\d:|^\* [IWEF]\d{4} |^\* Trace\[\d+\]: /.test(s))) {
       s = s.slice(2);
       note('minikube');
       continue;
@@ -151,7 +160,17 @@ export function classifyLine(line: string, nowMs = Date.now(), year: number | nu
   const { rest, prefixed, wrapper, tsMs, ident } = stripPrefixes(s, nowMs, year);
   const c = rest.charCodeAt(0);
   if (c === 123) return { kind: 'json', text: rest, prefixed, wrapper };
-  if (KLOG.test(rest)) return { kind: 'other', what: 'klog' };
+  if (KLOG.test(rest)) {
+    const header = parseKlogHeader(rest);
+    if (header !== null) return { kind: 'klog', header, wrapper, tsMs };
+    return { kind: 'other', what: 'klog' };
+  }
+  // a leading space (a paste, some shippers) before a klog header
+  if (c === 32 && KLOG.test(rest.trimStart())) {
+    const header = parseKlogHeader(rest.trimStart());
+    if (header !== null) return { kind: 'klog', header, wrapper: wrapper ?? 'leading space', tsMs };
+  }
+  if (TRACE_BARE.test(rest) || HTTPLOG_BARE.test(rest)) return { kind: 'klog-bare', text: rest.trimStart(), wrapper, tsMs };
   if (AUDITD.test(rest)) return { kind: 'other', what: 'linux-auditd' };
   if (MINIKUBE_HEADER.test(rest)) return { kind: 'other', what: 'minikube logs header' };
   if (isCapnslogLine(rest)) return { kind: 'capnslog', text: rest, wrapper };

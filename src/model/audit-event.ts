@@ -59,6 +59,20 @@ export interface AuditEvent {
   /** the apiserver the record's wrapper names (a CloudWatch log stream, a shipper's pod or host field), set by the
    * scan (scan-state.ts); absent when the wrapper names none, and the input's path says which apiserver */
   apiserver?: string;
+  /** set for a request read from the apiserver's own log (decode/apiserver-log-reader.ts), not from audit: its
+   * httplog line, a trace block (a slow request), or a timeout line. Such a record has no user (username ''). */
+  evidence?: 'httplog' | 'trace' | 'timeout';
+  /** the client's address (httplog srcIP, a trace's client), without its port */
+  srcIP?: string;
+  /** API Priority and Fairness: the flow schema and priority level httplog names (apf_fs, apf_pl) */
+  apfFlowSchema?: string;
+  apfPriorityLevel?: string;
+  /** a trace of the request shows its storage read etcd (a nested "List etcd3" trace) */
+  observedEtcd?: boolean;
+  /** the request was slow enough to be traced (over 500 ms for a list), and its trace was read */
+  traced?: boolean;
+  /** the apiserver logged that the request timed out or was aborted */
+  timedOut?: boolean;
 }
 
 /** true for the stages after which an event for this auditID is final. */

@@ -79,6 +79,9 @@ export function sniffDocumentMode(head: Buffer): boolean {
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) i = 3;
   while (i < head.length && (head[i] === 32 || head[i] === 9 || head[i] === 10 || head[i] === 13)) i++;
   if (i >= head.length || (head[i] !== 123 && head[i] !== 91)) return false;
+  // "[" then a word is a prefix ("[pod/kube-apiserver-m1/kube-apiserver] I1130 … Trace[1]: … (total time: 700ms):"),
+  // not an array: a JSON array goes on with a value, a space or its end
+  if (head[i] === 91 && i + 1 < head.length && !/^[\s{["\]\d-]/.test(String.fromCharCode(head[i + 1]!))) return false;
   const nl = head.indexOf(10, i);
   if (nl < 0) return false;
   const first = head.toString('utf8', i, nl).trim();
@@ -111,6 +114,26 @@ const MAX_PART_BYTES = 20 << 10;
 const CRI_PARTIAL = /^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) P /;
 // The end of a Docker json-file record; without the escaped \n before it, the record is a part of a line.
 const DOCKER_TAIL = /(\\n)?","stream":"(?:stdout|stderr)","time":"[^"]*"\}\r?$/;
+
+// A line that goes on a klog record of the apiserver's log: a trace block's next line (klog writes it without a
+// header), or a line of a multi-line value (`key=<`, then lines after a tab, then " >"), after a CRI prefix or not.
+// A trace block's first line too: a request's trace follows its storage trace (a block of its own before 1.26),
+// and the two are read together (apiserver-log-reader.ts storageOf).
+const KLOG_CONTINUATION = /^(?:\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) [FP] )?(?:Trace\[\d+\]: |\t| >|[IWEF]\d{4} [\d:.]+\s+\d+ trace\.go:\d+\] Trace\[|\{"ts":[\d.e+]+,"caller":"trace\/trace\.go)/;
+
+/** How far a cut moves on to keep a klog record (a trace block) whole, at most. */
+const MAX_KLOG_SKIP = 4 << 20;
+
+/** Whether the line that starts at `at` of `b` goes on the klog record before it: null when `b` ends too soon to
+ * tell. A cut is never made before such a line, so a trace block is read whole by one lane. */
+export function continuesKlogRecord(b: Uint8Array, at: number): boolean | null {
+  const end = Math.min(b.length, at + 128);
+  const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1', at, end);
+  if (KLOG_CONTINUATION.test(text)) return true;
+  // too few bytes to rule out a prefix or a "Trace[" not yet whole
+  if (end === b.length && end - at < 128) return null;
+  return false;
+}
 
 /** true when the line [start, end) of `b` is the first part of a line a runtime split (it goes on in the next
  * line): a cut between them would hand the two parts to different threads. */
@@ -322,6 +345,7 @@ function splitPoints(fd: number, size: number, parts: number): number[] {
  * to different `partial` pieces: src/parallel/partial.ts). */
 export function lineEndAfter(fd: number, pos: number, size: number): number {
   const buf = Buffer.alloc(1 << 16);
+  const start = pos;
   for (;;) {
     const bytesRead = readSync(fd, buf, 0, buf.length, pos);
     if (bytesRead === 0) return size;
@@ -330,10 +354,20 @@ export function lineEndAfter(fd: number, pos: number, size: number): number {
       pos += nl + 1;
       // Never between the parts of a line a container runtime split: look at the line that ends here.
       if (endsInPart(fd, pos - 1)) continue;
+      // Nor inside a klog record of several lines (a trace block): look at the line that starts here.
+      // (at most MAX_KLOG_SKIP past the cut asked for: a log of traces alone is still cut)
+      if (pos < size && pos - start < MAX_KLOG_SKIP && nextLineContinuesKlog(fd, pos)) continue;
       return Math.min(pos, size);
     }
     pos += bytesRead;
   }
+}
+
+/** true when the line at `pos` of a file goes on the klog record before it (continuesKlogRecord). */
+function nextLineContinuesKlog(fd: number, pos: number): boolean {
+  const w = Buffer.alloc(128);
+  const n = readSync(fd, w, 0, 128, pos);
+  return continuesKlogRecord(w.subarray(0, n), 0) === true;
 }
 
 /** true when the line that ends at the newline at `nl` is the first part of a split line. */
@@ -446,7 +480,19 @@ async function readStreamParallel(src: Source, state: ScanState, o: ReadOptions,
       if (from >= all.length) break;
       let nl = all.indexOf(10, Math.max(0, from - 1));
       // Never between the parts of a line a container runtime split (the chunk since the last cut starts a line).
-      while (nl >= 0 && continuesInNextLine(all, nl > 0 ? all.lastIndexOf(10, nl - 1) + 1 : 0, nl)) nl = all.indexOf(10, nl + 1);
+      // Nor inside a klog record of several lines (a trace block): the line after the cut must start a record; when
+      // the bytes so far cannot tell, the cut waits for more (the final flush sends the rest as it is).
+      for (;;) {
+        while (nl >= 0 && continuesInNextLine(all, nl > 0 ? all.lastIndexOf(10, nl - 1) + 1 : 0, nl)) nl = all.indexOf(10, nl + 1);
+        if (nl < 0) break;
+        const k = nl + 1 - from >= MAX_KLOG_SKIP ? false : continuesKlogRecord(all, nl + 1);
+        if (k === false) break;
+        if (k === null) {
+          nl = -1;
+          break;
+        }
+        nl = all.indexOf(10, nl + 1);
+      }
       if (nl < 0) break;
       pieces.push([at, at + nl + 1]);
       at += nl + 1;

@@ -10,13 +10,13 @@ describe('line kinds', () => {
   it.each<[string, string, unknown]>([
     ['a capnslog line bulleted by minikube logs', `* 2026-11-30 10:00:00.000000 W | etcdserver: ${R}`, { kind: 'capnslog', wrapper: 'minikube' }],
     ['a zap line bulleted by minikube logs', '* {"level":"warn","ts":"2026-11-30T10:00:00Z","msg":"x"}', { kind: 'json', wrapper: 'minikube' }],
-    ['a klog line bulleted by minikube logs', '* I1130 10:00:00.000000       1 trace.go:236] Trace[1]', { kind: 'other', what: 'klog' }],
+    ['a klog line bulleted by minikube logs', '* I1130 10:00:00.000000       1 trace.go:236] Trace[1]', { kind: 'klog', wrapper: 'minikube', header: { caller: 'trace.go:236', msg: 'Trace[1]' } }],
     ['a minikube section header', '==> etcd [e5c4b1f2a3d4] <==', { kind: 'other', what: 'minikube logs header' }],
     ['a bulleted section header', '* ==> kube-apiserver [9a8b7c6d5e4f] <==', { kind: 'other', what: 'minikube logs header' }],
     ['Markdown stays unknown', '* a list item', { kind: 'unknown' }],
     ['auditd', 'type=SYSCALL msg=audit(1701417600.123:456): arch=c000003e syscall=59 success=yes', { kind: 'other', what: 'linux-auditd' }],
     ['auditd with its node name', 'node=cp1 type=USER_LOGIN msg=audit(1701417600.123:456): pid=1 uid=0', { kind: 'other', what: 'linux-auditd' }],
-    ['klog under syslog', 'Dec  1 08:00:00 host kube-apiserver[123]: I1201 08:00:00.123456       1 httplog.go:132] "HTTP"', { kind: 'other', what: 'klog' }],
+    ['klog under syslog', 'Dec  1 08:00:00 host kube-apiserver[123]: I1201 08:00:00.123456       1 httplog.go:132] "HTTP"', { kind: 'klog', wrapper: 'syslog', tsMs: Date.UTC(2026, 11, 1, 8), header: { caller: 'httplog.go:132', msg: '"HTTP"' } }],
   ])('%s', (_name, line, want) => {
     expect(classifyLine(line, Date.UTC(2026, 11, 2), 2026)).toMatchObject(want as object);
   });
