@@ -81,3 +81,9 @@ export function groupReport(over: Partial<GroupReport> = {}): GroupReport {
   };
 }
 
+
+/** Runs audit-scan in-process with `-o json` and returns the exit code and the parsed report. */
+export async function scanJson(args: string[], stdinText: string | Buffer | null = null): Promise<{ code: number; r: import('../src/analyze/report.js').ScanReport; stderr: string }> {
+  const res = await runCli(['-o', 'json', ...args], stdinText);
+  return { code: res.code, r: JSON.parse(res.stdout), stderr: res.stderr };
+}

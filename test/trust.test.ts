@@ -185,8 +185,25 @@ describe('the wrong file is never an all-clear', () => {
     'W1130 12:00:01.000000       1 reflector.go:547] k8s.io/client-go/informers/factory.go:160: failed to list *v1.Pod: the server was unable to return a response in the time allotted',
   ].join('\n') + '\n';
 
+  // a kubelet's own log: klog, and no request line of the apiserver's
+  const kubelet = [
+    'I1130 12:00:00.123456    1234 kubelet.go:2448] "SyncLoop (PLEG): event for pod" pod="shop/web-1" event={"ID":"a"}',
+    'E1130 12:00:01.000000    1234 pod_workers.go:1298] "Error syncing pod, skipping" err="failed to \"StartContainer\""',
+  ].join('\n') + '\n';
+
+  // (here the trace, cut, comes after the httplog line of its request: an earlier stage after the final one, dropped)
+  it("the apiserver's own log is read, not refused (issue 45): its httplog line and trace are one request", async () => {
+    const r = await spawnCli(['-o', 'json', '--syslog-year', '2026', file('kube-apiserver.log', klog)]);
+    expect(r.code).toBe(0);
+    const rep = json(r);
+    expect(rep.totals.requests).toBe(1);
+    expect(rep.inputs[0]!.looksLike).toBeNull();
+    expect(rep.apiserverLog!.inputs[0]!.requests).toEqual({ httplog: 1, traceOnly: 0, timeoutOnly: 0, joined: 0 });
+    expect(rep.apiserverLog!.inputs[0]!.traceBlocksCut).toBe(1);
+  });
+
   it.each([
-    ['the apiserver klog log', 'kube-apiserver.log', klog, "kube-apiserver.log: no audit events or etcd entries (it looks like the apiserver's klog log: audit events are written to the file named by --audit-log-path"],
+    ["a kubelet's klog log", 'kubelet.log', kubelet, 'kubelet.log: no audit events or etcd entries (it looks like a klog log with no request line in it'],
     ['a README', 'README.md', readFileSync(join(ROOT, 'README.md')), 'README.md: no audit events or etcd entries (it looks like text or Markdown, not a log (first line: "# audit-scan"))'],
     ['kubectl get -o json output', 'pods.json', JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} }) + '\n', 'pods.json: no audit events or etcd entries (it holds Kubernetes objects (kind Pod), not audit events'],
     ['a controller JSON log', 'controller.log', JSON.stringify({ level: 'info', ts: '2026-11-30T12:00:00Z', msg: 'Starting workers', controller: 'x' }) + '\n', 'controller.log: no audit events or etcd entries (it looks like a JSON log of some component (first message: Starting workers)'],
@@ -206,9 +223,9 @@ describe('the wrong file is never an all-clear', () => {
   });
 
   it('a wrong file among good ones is a warning and the scan goes on (exit 0)', async () => {
-    const r = await spawnCli(['-o', 'json', 'fixtures/demo', file('kube-apiserver.log', klog)]);
+    const r = await spawnCli(['-o', 'json', 'fixtures/demo', file('kubelet.log', kubelet)]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain("kube-apiserver.log: no audit events or etcd entries (it looks like the apiserver's klog log");
+    expect(r.stderr).toContain('kubelet.log: no audit events or etcd entries (it looks like a klog log with no request line in it');
     expect(json(r).totals.requests).toBe(1608);
   });
 });

@@ -7,6 +7,7 @@ import type { ListQuery } from '../model/request-uri.js';
 import type { SelectorInfo } from '../model/selector.js';
 import type { Slot } from '../decode/engine/engine.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
+import { minLevel } from './log-evidence.js';
 import { latencyAdd, latencyMerge, newLatency, type LatencySketch } from './latency.js';
 
 /** Most namespaces (or nodes) a group remembers by name; past that only the count of the overflow grows. */
@@ -58,6 +59,42 @@ export interface ReadGroup {
    * thread count */
   sampleUri: string;
   sampleMs: number;
+  /** the APF flow schema httplog named for the group's requests (part of its key); absent for audit groups */
+  flowSchema?: string;
+  /** what the apiserver's own log said of the group's requests, when it is where they were read from (absent for
+   * a group read from audit alone) */
+  fromLog?: LogEvidence;
+}
+
+/** A group's requests as the apiserver's own log showed them: by line kind, the APF flow schema and priority
+ * level httplog names, the clients' addresses, and how many a trace showed reading etcd. */
+export interface LogEvidence {
+  httplog: number;
+  trace: number;
+  timeout: number;
+  /** httplog requests whose trace was read too (slow ones) */
+  traced: number;
+  /** requests whose trace shows the storage read etcd */
+  observedEtcd: number;
+  /** the APF priority level httplog names for the group's flow schema */
+  priorityLevel: string;
+  /** distinct client addresses (capped at MAX_SET_PER_GROUP) */
+  sourceIPs: Set<string>;
+}
+
+function newLogEvidence(priorityLevel: string): LogEvidence {
+  return { httplog: 0, trace: 0, timeout: 0, traced: 0, observedEtcd: 0, priorityLevel, sourceIPs: new Set() };
+}
+
+/** Adds `b` into `a`. */
+function mergeLogEvidence(a: LogEvidence, b: LogEvidence): void {
+  a.httplog += b.httplog;
+  a.trace += b.trace;
+  a.timeout += b.timeout;
+  a.traced += b.traced;
+  a.observedEtcd += b.observedEtcd;
+  a.priorityLevel = minLevel(a.priorityLevel, b.priorityLevel);
+  for (const ip of b.sourceIPs) if (a.sourceIPs.size < MAX_SET_PER_GROUP) a.sourceIPs.add(ip);
 }
 
 /** Most time buckets one group keeps before its series coarsens. */
@@ -209,10 +246,13 @@ export class ReadGroups {
   }
 
   /** The group of a read (`verb` is the group's: a watch-list's is 'list'), created when new. */
-  private groupFor(verb: string, userAgent: string, username: string, resource: string, apiGroup: string, namespace: string, sel: SelectorInfo, sampleUri: string, sampleMs: number): ReadGroup {
+  private groupFor(verb: string, userAgent: string, username: string, resource: string, apiGroup: string, namespace: string, sel: SelectorInfo, sampleUri: string, sampleMs: number, flowSchema = ''): ReadGroup {
     const user = userPattern(username);
     const scope = namespace.length > 0 ? 'namespaced' : 'cluster';
-    const key = `${verb}\u0000${userAgent}\u0000${user}\u0000${apiGroup}\u0000${resource}\u0000${scope}\u0000${sel.shape}`;
+    // The apiserver's log names no user: its groups are told apart by the APF flow schema httplog names (which
+    // follows the user: system-nodes, service-accounts, …), not by source address, which would make a DaemonSet
+    // one group a pod.
+    const key = `${verb}\u0000${userAgent}\u0000${user}\u0000${apiGroup}\u0000${resource}\u0000${scope}\u0000${sel.shape}${flowSchema.length > 0 ? `\u0000fs=${flowSchema}` : ''}`;
     let g = this.groups.get(key);
     if (g === undefined) {
       g = {
@@ -247,6 +287,7 @@ export class ReadGroups {
         apfWait: newLatency(),
         sampleUri,
         sampleMs,
+        ...(flowSchema.length > 0 ? { flowSchema } : {}),
       };
       if (this.groups.size >= this.maxGroups) this.prune();
       this.groups.set(key, g);
@@ -259,8 +300,16 @@ export class ReadGroups {
     const watchList = isWatchList(e.verb, q, e.code);
     const verb = watchList ? 'list' : e.verb;
     // Stryker disable next-line LogicalOperator: the same event is compared just below, which sets the sample
-    const g = this.groupFor(verb, e.userAgent, e.username, resource, apiGroup, namespace, sel, e.requestURI, e.receivedMs ?? Infinity);
+    const g = this.groupFor(verb, e.userAgent, e.username, resource, apiGroup, namespace, sel, e.requestURI, e.receivedMs ?? Infinity, e.apfFlowSchema);
     g.requests++;
+    if (e.evidence !== undefined) {
+      const l = (g.fromLog ??= newLogEvidence(''));
+      l.priorityLevel = minLevel(l.priorityLevel, e.apfPriorityLevel ?? '');
+      l[e.evidence]++;
+      if (e.traced === true && e.evidence === 'httplog') l.traced++;
+      if (e.observedEtcd === true) l.observedEtcd++;
+      if (e.srcIP !== undefined && l.sourceIPs.size < MAX_SET_PER_GROUP) l.sourceIPs.add(e.srcIP);
+    }
     const sig = e.queryKnown === false ? UNKNOWN_SIGNATURE : signatureOf(q);
     g.signatures.set(sig, (g.signatures.get(sig) ?? 0) + 1);
     if (watchList) g.watchLists++;
@@ -292,7 +341,8 @@ export class ReadGroups {
     const cc = codeClass(e.code);
     g.codes.set(cc, (g.codes.get(cc) ?? 0) + 1);
     // only a final stage's time says how long the request took (a request seen only as RequestReceived would count 0)
-    if (e.stageMs !== null && e.receivedMs !== null && isTerminalStage(e.stage)) latencyAdd(g.latency, e.stageMs - e.receivedMs);
+    // (a trace held open until the scan's end, -v<3, knows its whole time: its total)
+    if (e.stageMs !== null && e.receivedMs !== null && (isTerminalStage(e.stage) || e.evidence !== undefined)) latencyAdd(g.latency, e.stageMs - e.receivedMs);
     const at = e.receivedMs ?? Infinity;
     if (at < g.sampleMs || (at === g.sampleMs && e.requestURI < g.sampleUri)) {
       g.sampleMs = at;
@@ -388,8 +438,12 @@ export class ReadGroups {
       if (g === undefined) {
         const marks = new Map<string, TimeSeries>();
         for (const [k, m] of o.marks) marks.set(k, reviveSeries(m, GROUP_SERIES_BUCKETS));
-        this.groups.set(key, { ...o, series: reviveSeries(o.series, GROUP_SERIES_BUCKETS), marks, rejected: new Map(o.rejected) });
+        this.groups.set(key, { ...o, series: reviveSeries(o.series, GROUP_SERIES_BUCKETS), marks, rejected: new Map(o.rejected), ...(o.fromLog !== undefined ? { fromLog: { ...o.fromLog, sourceIPs: new Set(o.fromLog.sourceIPs) } } : {}) });
         continue;
+      }
+      if (o.fromLog !== undefined) {
+        if (g.fromLog === undefined) g.fromLog = { ...o.fromLog, sourceIPs: new Set(o.fromLog.sourceIPs) };
+        else mergeLogEvidence(g.fromLog, o.fromLog);
       }
       g.series.merge(o.series);
       g.requests += o.requests;

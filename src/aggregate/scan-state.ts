@@ -19,6 +19,8 @@ import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, OPEN_NONE, PAIR_A
 import { latencyAddBucket, latencyEdges2000 } from './latency.js';
 import { LookBack } from './look-back.js';
 import { EMPTY_TAIL, idTailOf, type IdTail } from '../decode/id-keys.js';
+import { addApiserverLogStats, joinLogRecords } from '../decode/apiserver-log-reader.js';
+import { LogEvidence, type LogEvidenceEntry } from './log-evidence.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
 
 /** Counts for one input (file or stdin): what the decoder counts (DecodeCounts: lines, skips, wrappers, metric
@@ -182,6 +184,9 @@ export interface TimeOptions {
   syslogYear?: number | null;
   /** keep per-minute fingerprints of the requests (only worth it with two inputs or more) */
   fingerprint?: boolean;
+  /** the apiserver's own log read beside an audit log: its requests are kept as evidence (LogEvidence), not
+   * counted (the scan reads the inputs again so when the first read finds both) */
+  logAsEvidence?: boolean;
   /** when the inputs are read again after copies were found: input index → windows of its requests to leave out */
   skipCopies?: Array<[number, SkipWindows]>;
 }
@@ -337,11 +342,20 @@ export interface StateSnapshot {
   counters: Counters;
   userAgents: Map<string, number>;
   time: TimeState;
+  /** absent in parts written before it */
+  logEvidence?: { entries: Map<string, LogEvidenceEntry>; overflow: number };
 }
 
 /** A segment taken out of the state while another input's is read (follow mode); opaque outside. */
 export interface SuspendedSegment {
   readonly __suspended: unique symbol;
+}
+
+/** The key of a request's ID across segments and inputs: the apiserver log's records of a request apart from the
+ * audit log's events of it (the same audit-ID, another source: beside an audit log they are its evidence, never a
+ * copy of it, nor it of them). */
+function crossKey(id: string, e: AuditEvent): string {
+  return e.evidence === undefined ? id : '\u0001' + id;
 }
 
 /** Adds segment counts `b` into input counts `a`. */
@@ -372,6 +386,10 @@ function addInputStats(a: InputStats, b: InputStats): void {
   a.metricSamples += b.metricSamples;
   for (const m of b.metrics) if (a.metrics.length < MAX_METRIC_SAMPLES) a.metrics.push(m);
   a.fileTimeMs ??= b.fileTimeMs;
+  if (b.apiserverLog !== undefined) {
+    if (a.apiserverLog === undefined) a.apiserverLog = { ...b.apiserverLog, cacher: new Map(b.apiserverLog.cacher), callers: new Map(b.apiserverLog.callers), versions: new Map(b.apiserverLog.versions) };
+    else addApiserverLogStats(a.apiserverLog, b.apiserverLog);
+  }
   for (const [k, n] of b.implausibleKinds) a.implausibleKinds.set(k, (a.implausibleKinds.get(k) ?? 0) + n);
   sketchMerge(a.sketch, b.sketch);
 }
@@ -435,6 +453,8 @@ export class ScanState {
   /** time: every counted request, TokenRequests, lists per resource, and per input lists and watch ends */
   readonly time: TimeState;
   readonly userAgents = new Map<string, number>();
+  /** the apiserver log's requests when they stand beside an audit log (timeOptions.logAsEvidence) */
+  readonly logEvidence = new LogEvidence();
 
   private segment: Segment | null = null;
   private segmentsBegun = 0;
@@ -607,8 +627,14 @@ export class ScanState {
     const prior = this.lookBackOf(r.inputIndex);
     const before = prior.findAll([...r.head.keys(), ...r.leftovers.keys()]);
     for (const [id, e] of r.head) {
-      if (this.leftovers.delete(id)) this.leftoverInput.delete(id);
-      if (this.heads.size < MAX_PENDING) this.heads.add(id);
+      const key = crossKey(id, e);
+      const open = this.leftovers.get(key);
+      if (open !== undefined) {
+        this.leftovers.delete(key);
+        this.leftoverInput.delete(key);
+        if (open.evidence !== undefined && e.evidence !== undefined) joinLogRecords(e, open);
+      }
+      if (this.heads.size < MAX_PENDING) this.heads.add(key);
       // A copy of a final event the input's previous segment already counted (one thread's ring would see it).
       if (before.has(id)) {
         inp.duplicateEvents++;
@@ -618,9 +644,10 @@ export class ScanState {
     }
     for (const [id, e] of r.leftovers) {
       // Also drop an earlier stage logged after its final one across the cut, as one thread does.
-      if (this.leftovers.has(id) || this.heads.has(id) || before.has(id)) continue;
-      this.leftoverInput.set(id, r.inputIndex);
-      this.holdOpen(this.leftovers, id, e);
+      const key = crossKey(id, e);
+      if (this.leftovers.has(key) || this.heads.has(key) || before.has(id)) continue;
+      this.leftoverInput.set(key, r.inputIndex);
+      this.holdOpen(this.leftovers, key, e);
     }
     prior.push(r.tail);
     this.etcd.joinSegments(this.etcdTails.get(r.inputIndex) ?? [], r.etcdEdges.head);
@@ -844,6 +871,7 @@ export class ScanState {
       counters: this.counters,
       userAgents: this.userAgents,
       time: this.time,
+      logEvidence: { entries: this.logEvidence.entries, overflow: this.logEvidence.overflow },
     };
   }
 
@@ -915,6 +943,7 @@ export class ScanState {
     this.counters.tokenRequests += o.counters.tokenRequests;
     for (const [k, n] of o.counters.byVerb) bump(this.counters.byVerb, k, n);
     for (const [k, n] of o.userAgents) if (this.userAgents.size < 100_000 || this.userAgents.has(k)) bump(this.userAgents, k, n);
+    if (o.logEvidence !== undefined) this.logEvidence.merge(o.logEvidence.entries, o.logEvidence.overflow);
   }
 
   private segmentEtcd(): EtcdReads {
@@ -949,6 +978,10 @@ export class ScanState {
       this.addAuditEvent(e);
     },
     etcdEntry: (e) => this.addEtcd(e),
+    restartSign: (t, what) => {
+      const g = this.cur();
+      if (this.plausibleOrNull(g.input, t) !== null && g.signs.length < MAX_SIGNS) g.signs.push([t, what]);
+    },
     syntheticId: () => this.syntheticId(),
   };
 
@@ -1342,7 +1375,8 @@ export class ScanState {
   /** Adds one normalised event: dedups stages by auditID, then counts the request once. */
   addAuditEvent(e: AuditEvent): void {
     const g = this.cur();
-    g.input.auditEvents++;
+    // (a request of the apiserver's own log is counted in the input's apiserverLog, by kind)
+    if (e.evidence === undefined) g.input.auditEvents++;
     const rec = this.plausibleOrNull(g.input, e.receivedMs);
     const st = this.plausibleOrNull(g.input, e.stageMs);
     if (rec !== e.receivedMs || st !== e.stageMs) {
@@ -1352,11 +1386,19 @@ export class ScanState {
       bump(g.input.implausibleKinds, this.lastImplausible);
     }
     const t = e.stageMs ?? e.receivedMs;
-    if (t !== null) this.timeOf(g, t, e.apiserver);
     const id = e.auditID;
     const terminal = isTerminalStage(e.stage);
+    // A trace or timeout of the apiserver's log held for its httplog line is one request with that line, not an
+    // event of its own in the stream's spacing and gaps (an audit log's one event a request): only its time counts.
+    if (t !== null && e.evidence !== undefined && !terminal) {
+      this.touchTime(g.input, t);
+      sketchAdd(g.input.sketch, t);
+    } else if (t !== null) this.timeOf(g, t, e.apiserver);
+    // a request of the apiserver's log whose trace (or timeout) is held open: its httplog line takes what it said
+    const held = e.evidence !== undefined && terminal && g.pending.size > 0 ? g.pending.get(id) : undefined;
     const v = this.admit(g, id, terminal, e.receivedMs);
     if (v === DROP) return;
+    if (held?.evidence !== undefined) joinLogRecords(e, held);
     if (terminal && t !== null && isIdentityLease(e)) this.leaseSign(g, e, t);
     if (v === HEAD) g.head.set(id, e);
     else if (v === HOLD) this.holdOpen(g.pending, id, e, g);
@@ -1457,6 +1499,21 @@ export class ScanState {
 
   private countRequest(e: AuditEvent, inputIndex = this.segment?.inputIndex ?? -1): void {
     const c = this.counters;
+    if (e.evidence !== undefined) {
+      // what showed the request, once it is counted: its httplog line (with its trace, when one was read), or a
+      // trace or timeout alone
+      const st = this.statsOf(inputIndex)?.apiserverLog;
+      if (st !== undefined) {
+        if (e.evidence === 'trace') st.traceOnly++;
+        else if (e.evidence === 'timeout') st.timeoutOnly++;
+        else if (e.traced === true || e.timedOut === true) st.joined++;
+      }
+      // Beside an audit log the apiserver log's requests are evidence for the audit's groups, never counted again.
+      if (this.timeOptions.logAsEvidence === true) {
+        this.logEvidence.add(e);
+        return;
+      }
+    }
     // Called once per distinct request whatever the thread count: the place to fingerprint it, and to leave out a
     // request an earlier input already holds (a second read after copies were found).
     const t = e.receivedMs;
@@ -1523,7 +1580,8 @@ export class ScanState {
         c.tokenRequests++;
       }
       // Refresh waves are the kubelet's: projected tokens requested on behalf of pods, by system:node:<node>.
-      if (e.verb === 'create' && e.subresource === 'token' && e.resource === 'serviceaccounts' && e.username.startsWith('system:node:')) {
+      // (the apiserver's log names no user: there the kubelet is its user agent)
+      if (e.verb === 'create' && e.subresource === 'token' && e.resource === 'serviceaccounts' && (e.username.startsWith('system:node:') || (e.evidence !== undefined && e.userAgent.startsWith('kubelet/')))) {
         if (at !== null) this.time.tokens.add(at);
         const k = `${e.namespace}/${e.name}`;
         if (this.time.tokenAccounts.size < 10_000 || this.time.tokenAccounts.has(k)) bump(this.time.tokenAccounts, k);

@@ -5,7 +5,7 @@
 import type { LatencyFigures } from '../aggregate/latency.js';
 
 /** Where a figure came from. */
-export type FigureSource = 'etcd-log' | 'metrics' | 'given' | 'audit-full-list' | 'audit-response' | 'estimate-objects-per-node' | 'unfiltered-list' | 'single-object';
+export type FigureSource = 'etcd-log' | 'metrics' | 'given' | 'audit-full-list' | 'audit-response' | 'apiserver-trace' | 'estimate-objects-per-node' | 'unfiltered-list' | 'single-object';
 
 export interface GroupReport {
   /** 'list' for lists and watch-lists (watches with sendInitialEvents=true) alike */
@@ -45,6 +45,11 @@ export interface GroupReport {
   etcdLatencyMs: LatencyFigures | null;
   /** apiserver.latency.k8s.io/apf-queue-wait (1.31+), over the requests that carry it */
   apfQueueWaitMs: LatencyFigures | null;
+  /** present when the group was read from the apiserver's own log: its requests by line kind (httplog, a trace
+   * alone, a timeout alone), how many were traced and how many a trace showed reading etcd, the APF flow schema
+   * and priority level httplog names, and the distinct client addresses (null for an audit group, to which the
+   * apiserver log's requests of the same client, verb, resource and selector were joined) */
+  apiserverLog?: { httplog: number; trace: number; timeout: number; traced: number; observedEtcd: number; flowSchema: string | null; priorityLevel: string | null; sourceIPs: number | null };
 }
 
 export interface EtcdRangeReport {

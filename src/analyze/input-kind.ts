@@ -8,8 +8,11 @@ import { MUST_GATHER_METADATA } from '../decode/json-shape.js';
 
 /** true when an input gave the analysis something (audit events, slow etcd reads, any etcd line), or is a
  * must-gather's own metadata file: read as what it is, not the wrong file. */
-export function inputYielded(i: Pick<InputStats, 'auditEvents' | 'etcdEntries' | 'otherKinds'> & { metricSamples?: number }): boolean {
+export function inputYielded(i: Pick<InputStats, 'auditEvents' | 'etcdEntries' | 'otherKinds'> & Partial<Pick<InputStats, 'apiserverLog'>> & { metricSamples?: number }): boolean {
   if (i.auditEvents > 0 || i.etcdEntries > 0 || (i.metricSamples ?? 0) > 0) return true;
+  // the apiserver's own log: read as what it is (its report part says what it could not show)
+  const al = i.apiserverLog;
+  if (al !== undefined && al.httplog + al.httplogLegacy + al.requestTraces + al.timeouts > 0) return true;
   for (const k of i.otherKinds.keys()) if (k.startsWith('etcd ') || k === MUST_GATHER_METADATA) return true;
   return false;
 }
@@ -23,9 +26,13 @@ export function describeInput(i: InputStats, isStdin: boolean): string {
   if (content <= 0) return 'it holds only blank lines';
   const reasons = i.skipReasons;
   const count = (k: string): number => reasons.get(k) ?? 0;
+  const al = i.apiserverLog;
+  if (al !== undefined && share(al.textLines + al.jsonRecords, content) && (al.starts > 0 || al.traceLines > 0 || al.callers.size > 0)) {
+    return "it is the apiserver's own log with no request in it (no httplog line, trace or timeout): kube-apiserver runs at -v<3 and nothing was slow; run it with --vmodule=httplog=3 (one line a request), or read its audit log (--audit-log-path)";
+  }
   const klog = i.otherKinds.get('klog') ?? 0;
   if (share(klog, content)) {
-    return "it looks like the apiserver's klog log: audit events are written to the file named by --audit-log-path (or sent to --audit-webhook-config-file), not to the apiserver's own log";
+    return "it looks like a klog log with no request line in it (a component's own log, or the apiserver's at -v<3): audit events are written to the file named by kube-apiserver's --audit-log-path (or sent to --audit-webhook-config-file)";
   }
   if (share(i.otherKinds.get('go-panic') ?? 0, content)) return 'it looks like a Go panic or stack trace, not a log of events';
   if (share(i.otherKinds.get('linux-auditd') ?? 0, content)) {

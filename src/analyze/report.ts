@@ -22,6 +22,8 @@ import { formatTimestamp } from '../decode/time.js';
 import { metricsFacts, type ListDelta, type MetricsDump, type MetricsFacts } from './metrics.js';
 import { describeFilters } from '../aggregate/filters.js';
 import { describeInput, inputYielded } from './input-kind.js';
+import { apiserverLogReport, logKubeVersion, type ApiserverLogReport, type NotInAudit } from './apiserver-log-report.js';
+import { logEvidenceKey, topFlowSchema } from '../aggregate/log-evidence.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -121,7 +123,7 @@ function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport
 }
 
 /** An input's counts in the JSON contract: InputStats with maps as objects and times as RFC 3339. */
-export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs' | 'implausibleKinds' | 'sketch' | 'fingerprint' | 'sample' | 'wrappers' | 'engineRead' | 'engineDeclined' | 'metrics' | 'fileTimeMs'> & {
+export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs' | 'implausibleKinds' | 'sketch' | 'fingerprint' | 'sample' | 'wrappers' | 'engineRead' | 'engineDeclined' | 'metrics' | 'fileTimeMs' | 'apiserverLog'> & {
   skipReasons: Record<string, number>;
   /** wrapper → lines (or document items) read through it: "cri", "docker", "gke", … ({} for plain lines) */
   wrappers: Record<string, number>;
@@ -226,6 +228,8 @@ export interface ScanReport {
   filters: FiltersReport | null;
   /** each apiserver's inputs and share of the requests, when the inputs say which apiserver wrote them */
   apiservers: ApiserversReport;
+  /** present when an input held the apiserver's own log: what it showed, its release and verbosity, its limits */
+  apiserverLog?: ApiserverLogReport;
 }
 
 /** What the filters did: the requests (and etcd lines) they left out of a log that covers `totals.firstSeen` to
@@ -288,12 +292,15 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   const dumps = metricDumps(state);
   const facts = dumps.length > 0 ? metricsFacts(dumps) : null;
   const fromMetrics = facts?.kubernetesVersion ? parseKubeVersion(facts.kubernetesVersion) : null;
+  const fromLog = logKubeVersion(state.inputs);
   const assumed: AssumedVersion =
     o.kubeVersion !== null
       ? { version: o.kubeVersion, source: 'flag', reason: 'from --kube-version' }
       : fromMetrics !== null
         ? { version: fromMetrics, source: 'metrics', reason: `kubernetes_build_info in the apiserver's /metrics (${facts!.kubernetesVersions.join(', ')})` }
-        : inferKubeVersion(state.versions.list());
+        : fromLog !== null
+          ? { version: fromLog.version, source: 'inferred', reason: `from the apiserver's own log: its Version line ${fromLog.text}` }
+          : inferKubeVersion(state.versions.list());
   let etcdVersion = o.etcdVersion;
   if (etcdVersion === null && state.etcdVersions.size > 0) etcdVersion = [...state.etcdVersions.entries()].sort((a, b) => b[1] - a[1])[0]![0];
   const progress = etcdVersion === null ? null : etcdSupportsProgressNotify(etcdVersion);
@@ -345,9 +352,10 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   }
   lists.sort(compareGroups);
   gets.sort(compareGroups);
+  const notInAudit = joinLogEvidence(state, [...lists, ...gets]);
 
   // Spread keeps InputStats' key order, so the JSON fields stay in the documented order.
-  const inputs: InputReport[] = state.inputs.map(({ firstMs, lastMs, sketch: _sketch, fingerprint: _fp, sample: _sample, engineRead: _er, engineDeclined: _ed, metrics: _m, fileTimeMs: _ft, ...i }, idx) => ({
+  const inputs: InputReport[] = state.inputs.map(({ firstMs, lastMs, sketch: _sketch, fingerprint: _fp, sample: _sample, engineRead: _er, engineDeclined: _ed, metrics: _m, fileTimeMs: _ft, apiserverLog: _al, ...i }, idx) => ({
     ...i,
     skipReasons: toObj(i.skipReasons),
     otherKinds: toObj(i.otherKinds),
@@ -468,6 +476,10 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     metrics: metricsReportOf(facts, dumps.length, o.top),
     filters: filtersReportOf(state),
     apiservers: apiservers.report,
+    ...((): { apiserverLog?: ApiserverLogReport } => {
+      const al = apiserverLogReport(state.inputs, assumed.version, notInAudit, state.timeOptions.logAsEvidence === true);
+      return al === null ? {} : { apiserverLog: al };
+    })(),
   };
   if (apiservers.method !== '') report.method.apiservers = apiservers.method;
   if (report.metrics !== null) addMetricsMethod(report.method, report.metrics);
@@ -627,6 +639,33 @@ function markedIn(m: TimeSeries, spans: Array<[number, number]> | undefined): nu
 const INIT_ETCD_REASON = 'limit without selector while the watch cache (re)initialised after a restart (1.31+: delegated to etcd)';
 const CONTINUE_AFTER_RESTART_REASON = 'continue token within a minute of this apiserver’s restart (1.34+: older than its new cache’s snapshots, so etcd)';
 
+/** Joins the apiserver log's requests, read as evidence beside an audit log (aggregate/log-evidence.ts), to the
+ * audit's groups of the same verb, user agent, resource and selector shape; returns what no group matched: requests
+ * the apiserver served that the audit log does not hold. */
+function joinLogEvidence(state: ScanState, groups: GroupReport[]): NotInAudit | null {
+  const ev = state.logEvidence;
+  if (ev.entries.size === 0) return null;
+  const used = new Set<string>();
+  for (const g of groups) {
+    const k = logEvidenceKey(g.verb, g.userAgent, g.apiGroup, g.resource, g.selector);
+    const x = ev.entries.get(k);
+    if (x === undefined) continue;
+    used.add(k);
+    g.apiserverLog = { httplog: x.httplog, trace: x.trace, timeout: x.timeout, traced: x.traced, observedEtcd: x.observedEtcd, flowSchema: topFlowSchema(x.flowSchemas), priorityLevel: x.priorityLevel.length > 0 ? x.priorityLevel : null, sourceIPs: null };
+  }
+  const rest = [...ev.entries].filter(([k]) => !used.has(k)).map(([, x]) => x);
+  rest.sort((a, b) => b.requests - a.requests || (a.userAgent < b.userAgent ? -1 : a.userAgent > b.userAgent ? 1 : 0) || (a.resource < b.resource ? -1 : 1));
+  const requests = rest.reduce((n, x) => n + x.requests, 0) + ev.overflow;
+  if (requests === 0) return null;
+  return {
+    requests,
+    groups: rest.slice(0, 10).map((x) => ({ verb: x.verb, userAgent: x.userAgent, resource: x.apiGroup.length > 0 ? `${x.resource}.${x.apiGroup}` : x.resource, selector: x.selector, requests: x.requests, flowSchema: topFlowSchema(x.flowSchemas) })),
+  };
+}
+
+/** Why a read the rule puts in the watch cache is counted as served from etcd: a trace showed it. */
+const TRACE_ETCD_REASON = "the apiserver's trace of the request shows its storage read etcd";
+
 function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], state: ScanState, clusterNodes: number, o: ReportOptions, windows?: RestartWindows, facts?: MetricsFacts | null): GroupReport {
   let etcd = 0;
   let cacheN = 0;
@@ -686,6 +725,16 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
     bump(v.reason, here);
     count(v, here);
   }
+  // A trace in the apiserver's log that shows a request's storage read etcd is what happened, whatever the rule
+  // says for its query (a cache not ready after a restart, a gate off): those move from cache to etcd.
+  const proven = g.fromLog?.observedEtcd ?? 0;
+  if (proven > etcd && cacheN > 0) {
+    const k = Math.min(proven - etcd, cacheN);
+    cacheN -= k;
+    etcd += k;
+    bump(TRACE_ETCD_REASON, k);
+    etcdScope ??= etcdScopeOf(ns, selStub);
+  }
   function count(v: ServingVerdict, n: number): void {
     if (n === 0) return;
     if (v.servedFrom === 'etcd') {
@@ -717,13 +766,27 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
     bytesReadTotal: null,
     amplification: null,
     estimated: false,
-    figureSources: { objectsRead: null, objectsReturned: g.returnedN > 0 ? 'audit-response' : null, bytesRead: null },
+    figureSources: { objectsRead: null, objectsReturned: g.returnedN > 0 ? (g.fromLog !== undefined ? 'apiserver-trace' : 'audit-response') : null, bytesRead: null },
     codes: toObj(g.codes),
     firstSeen: formatTimestamp(g.firstMs),
     lastSeen: formatTimestamp(g.lastMs),
     latencyMs: latencyFigures(g.latency),
     etcdLatencyMs: latencyFigures(g.etcdLatency),
     apfQueueWaitMs: latencyFigures(g.apfWait),
+    ...(g.fromLog === undefined
+      ? {}
+      : {
+          apiserverLog: {
+            httplog: g.fromLog.httplog,
+            trace: g.fromLog.trace,
+            timeout: g.fromLog.timeout,
+            traced: g.fromLog.traced,
+            observedEtcd: g.fromLog.observedEtcd,
+            flowSchema: g.flowSchema ?? null,
+            priorityLevel: g.fromLog.priorityLevel.length > 0 ? g.fromLog.priorityLevel : null,
+            sourceIPs: g.fromLog.sourceIPs.size,
+          },
+        }),
   };
   // etcdScope is set by the first request served from etcd, so null means none was
   if (g.verb !== 'list' || etcdScope === null) return base;

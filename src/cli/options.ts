@@ -16,7 +16,7 @@ export const SCAN_OPTIONS: OptionSpec[] = [
   { flags: '--kube-version <version>', description: 'Kubernetes version of the apiservers (e.g. 1.29); inferred from control-plane user agents when omitted' },
   { flags: '--etcd-version <version>', description: 'etcd version (decides consistent reads from cache on 1.31+); read from the etcd log when omitted' },
   { flags: '--etcd-prefix <prefix>', description: 'kube-apiserver --etcd-prefix (default: inferred from the keys: /registry, or /kubernetes.io on OpenShift)' },
-  { flags: '--syslog-year <year>', description: 'year of syslog and journald short dates, which carry none (default: the latest that is not in the future)' },
+  { flags: '--syslog-year <year>', description: 'year of dates that carry none: syslog, journald short dates and klog headers (default: the latest that is not in the future)' },
   { flags: '--objects <resource=count>', description: 'objects stored for a resource, when no etcd log says (repeat or comma-separate: pods=7130,nodes=80)', repeatable: true },
   { flags: '--consistent-list-from-cache <on|off>', description: 'override the ConsistentListFromCache feature gate default', choices: ['on', 'off'] },
   { flags: '--watch-cache-disabled <resources>', description: 'resources with --watch-cache-sizes=<res>#0 (events always)', repeatable: true },

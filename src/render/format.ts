@@ -1,5 +1,6 @@
 /*! Number and time formatting shared by the human-readable renderers. */
 
+import { apiserverLogLine } from '../analyze/apiserver-log-report.js';
 import { filteredAway, formatBytes, formatCount, type EtcdRangeReport, type GroupReport, type ScanReport } from '../analyze/report.js';
 
 export { formatBytes, formatCount };
@@ -243,6 +244,11 @@ export function overviewLines(r: ScanReport, esc: (s: string) => string): string
     `Window ${windowText(sm.window)}${peak}. Kubernetes ${esc(r.kubernetes.version)} (${esc(r.kubernetes.reason)})${r.kubernetes.etcdVersion !== null ? `; etcd ${esc(r.kubernetes.etcdVersion)}` : ''}${esc(etcdPrefixNote(r.kubernetes.etcdPrefix))}`,
     `Lists ${formatCount(t.listRequests)} (${formatCount(t.listFromEtcd)} from etcd, ${formatCount(t.listWithoutResourceVersion)} without resourceVersion); gets ${formatCount(t.getRequests)} (${formatCount(t.getFromEtcd)} from etcd); ${plural(t.clusterNodes, 'node')} seen`,
   ];
+  if (r.apiserverLog !== undefined) {
+    out.push(esc(apiserverLogLine(r.apiserverLog)));
+    for (const l of r.apiserverLog.limits) out.push(`  Limit: ${esc(l)}`);
+    if (r.apiserverLog.nextStep !== null) out.push(`  Next: ${esc(r.apiserverLog.nextStep)}`);
+  }
   const ap = r.apiservers;
   if (ap.identified) {
     const each = ap.apiservers.map((a) => `${esc(a.name)} ${Math.round(a.share * 100)}% (${formatCount(a.requests)}${a.restarts.length > 0 ? `; restarted ${a.restarts.map((x) => x.slice(11, 19)).join(', ')}` : ''})`);

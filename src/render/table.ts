@@ -131,7 +131,7 @@ export function renderTable(r: ScanReport, o: TableOptions): string {
   const rows = r.listGroups.map((g, i) => [
     String(i + 1),
     safeText(shortAgent(g.userAgent) || '(none)'),
-    safeText(shortUser(g.username)),
+    g.apiserverLog !== undefined && g.username === '' ? `(not in log${g.apiserverLog.flowSchema !== null ? `; fs ${safeText(g.apiserverLog.flowSchema)}` : ''})` : safeText(shortUser(g.username)),
     safeText(resourceLabel(g)),
     safeText(g.selector || '–'),
     formatCount(g.requests),

@@ -14,7 +14,7 @@ import { Progress } from '../../render/progress.js';
 import { Redactor } from '../../analyze/redact.js';
 import type { ScanConfig } from '../config.js';
 import { type InputStats, type TimeOptions } from '../../aggregate/scan-state.js';
-import { findCopies, fingerprintTotal } from '../../aggregate/fingerprint.js';
+import { findCopies, fingerprintTotal, newFingerprint } from '../../aggregate/fingerprint.js';
 import { filteredAway, formatCount, nothingRead } from '../../analyze/report.js';
 import { safeText } from '../../render/text-safety.js';
 import { attachEngine } from '../../decode/engine/engine.js';
@@ -34,6 +34,12 @@ export interface ScanOutcome {
   /** no input could be read at all (missing, unreadable): no report goes to stdout, so `> report.html` is not
    * left holding a page about nothing */
   unreadable: boolean;
+}
+
+/** Whether an input held requests of the apiserver's own log (httplog lines, traces, timeouts). */
+function hasLogRequests(i: InputStats): boolean {
+  const al = i.apiserverLog;
+  return al !== undefined && al.httplog + al.httplogLegacy + al.requestTraces + al.timeouts > 0;
 }
 
 /** Runs a scan end to end. `writeErr` receives --verbose lines as they happen. */
@@ -67,15 +73,20 @@ export async function runScan(
     });
   let failures = await read(state);
   const copyNotes: string[] = [];
-  if (time.fingerprint && signal?.aborted !== true) {
-    const copies = findCopies(state.inputs.map((i) => i.fingerprint));
-    if (copies.size > 0) {
+  // The apiserver's own log beside an audit log: the audit counts the requests (it names their users); the log's
+  // are read again as evidence for the audit's groups (APF, traces), so that none is counted twice.
+  const evidence = signal?.aborted !== true && state.inputs.some((i) => i.auditEvents > 0) && state.inputs.some(hasLogRequests);
+  const rereadable = sources.every((src) => src.path !== null);
+  if (evidence && !rereadable) copyNotes.push("audit-scan: stdin holds audit events and the apiserver's own log: requests that carry no audit-ID in both are counted twice (pass the inputs as files to count them once)");
+  if ((time.fingerprint || evidence) && signal?.aborted !== true) {
+    // (copies between an audit log and the apiserver's are no copies: the log's requests are evidence then)
+    const copies = time.fingerprint ? findCopies(state.inputs.map((i) => (evidence && hasLogRequests(i) ? newFingerprint() : i.fingerprint))) : new Map();
+    if (copies.size > 0 || (evidence && rereadable)) {
       // Requests an earlier input already holds are left out on a second read. Only files can be read twice.
-      const rereadable = sources.every((src) => src.path !== null);
       const first = state.inputs;
       if (rereadable) {
         const engine = state.engine;
-        state = new ScanState(cfg.etcdPrefix, null, cfg.maxGroups, { ...cfg.time, fingerprint: false, skipCopies: [...copies].map(([j, c]) => [j, c.skip]) });
+        state = new ScanState(cfg.etcdPrefix, null, cfg.maxGroups, { ...cfg.time, fingerprint: false, skipCopies: [...copies].map(([j, c]) => [j, c.skip]), ...(evidence ? { logAsEvidence: true } : {}) });
         state.engine = engine;
         failures = await read(state);
       }
