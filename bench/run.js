@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// npm run bench [-- --size 1024] [--big] [--runs 3] [--dir /tmp/audit-scan-bench] [--no-load]
-// Generates deterministic audit logs (plain and gzip), checks that audit-scan, jq and DuckDB agree on the
-// list-groups table, then times them alternately (median of --runs) and writes bench/results.json.
+// npm run bench [-- --size 1024] [--big] [--runs 3] [--dir /tmp/audit-scan-bench] [--no-load] [--no-apiserver-log]
+// Generates deterministic audit logs (plain and gzip) and an apiserver log (-v=3) of the same size and mix, checks
+// that audit-scan, jq and DuckDB agree on the list-groups table (and audit-scan and grep on the apiserver log's
+// lists by user agent), then times them alternately (median of --runs) and writes bench/results.json.
 // Timing lives here only: no test fails because a machine is slow.
 import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { benchLogPath } from './log-path.mjs';
+import { benchApiserverLogPath, benchLogPath } from './log-path.mjs';
 import { createGunzip, createGzip } from 'node:zlib';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -24,6 +25,9 @@ const dir = arg('dir', join(tmpdir(), 'audit-scan-bench'));
 mkdirSync(dir, { recursive: true });
 const plain = benchLogPath(dir, sizeMb);
 const gz = `${plain}.gz`;
+// the apiserver's own log at -v=3 (issue 45), the same size and traffic mix; --no-apiserver-log leaves it out
+const klogOn = !process.argv.includes('--no-apiserver-log');
+const klog = benchApiserverLogPath(dir, sizeMb);
 const hasTime = existsSync('/usr/bin/time');
 const hasJq = spawnSync('jq', ['--version']).status === 0;
 
@@ -51,6 +55,11 @@ async function generate() {
     const r = spawnSync(process.execPath, [join(here, 'generate.mjs'), plain, String(sizeMb)], { stdio: 'inherit' });
     if (r.status !== 0) throw new Error('generate failed');
   }
+  if (klogOn && !existsSync(klog)) {
+    console.error(`generating ${klog} (${sizeMb} MB)…`);
+    const r = spawnSync(process.execPath, [join(here, 'generate-apiserver-log.mjs'), klog, String(sizeMb)], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('generate-apiserver-log failed');
+  }
   if (!existsSync(gz)) {
     console.error(`compressing ${gz}…`);
     await pipeline(createReadStream(plain), createGzip({ level: 6 }), createWriteStream(gz));
@@ -59,7 +68,11 @@ async function generate() {
 
 const JQ = 'select(.stage=="ResponseComplete" and .verb=="list") | [.userAgent, (if (.user.username|startswith("system:node:")) then "system:node:<node>" else .user.username end), .objectRef.resource, ((.requestURI|capture("fieldSelector=(?<f>[^&]*)").f // "") | gsub("spec.nodeName%3D[^&,]*";"spec.nodeName=<node>")), (if (.requestURI|test("[?&]resourceVersion=")) then "rv" else "norv" end)] | @tsv';
 
+// What users run on the apiserver's log today: the list lines by user agent.
+const GREP_AWK = `grep '"HTTP" verb="LIST"' FILE | awk -F'userAgent="' '{split($2, a, "\\""); print a[1]}' | sort | uniq -c`;
+
 const tools = {
+  'grep, awk, sort, uniq -c': (f) => sh('sh', ['-c', GREP_AWK.replace('FILE', f)]),
   'audit-scan': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '--top', '1000', f]),
   'audit-scan -j1': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '--top', '1000', '-j', '1', f]),
   'audit-scan --engine js': (f) => sh(process.execPath, ['bin/audit-scan.js', '-o', 'json', '--top', '1000', '--engine', 'js', f]),
@@ -127,7 +140,25 @@ async function main() {
   ];
   // Correctness first: a fast wrong answer is a failure.
   const answers = {};
+  if (klogOn) {
+    // on the apiserver log: list requests by user agent, audit-scan's (its list groups summed) and grep's
+    const a = await tools['audit-scan'](klog);
+    const g = await tools['grep, awk, sort, uniq -c'](klog);
+    if (a.code !== 0 || g.code !== 0) throw new Error(`the apiserver log: audit-scan exit ${a.code}, grep exit ${g.code}: ${a.err.slice(-300)}`);
+    const byUa = new Map();
+    for (const x of JSON.parse(a.out).listGroups) byUa.set(x.userAgent, (byUa.get(x.userAgent) ?? 0) + x.requests);
+    const want = new Map(g.out.trim().split('\n').map((l) => /^\s*(\d+) (.*)$/.exec(l)).filter(Boolean).map((m) => [m[2], Number(m[1])]));
+    const sa = JSON.stringify([...byUa].sort());
+    const sg = JSON.stringify([...want].sort());
+    if (sa !== sg) {
+      console.error(`DISAGREE on the apiserver log: audit-scan ${sa}\ngrep ${sg}`);
+      process.exit(1);
+    }
+    console.error(`the apiserver log: audit-scan and grep agree on ${want.size} user agents' lists`);
+    cases.push(['audit-scan', klog], ['grep, awk, sort, uniq -c', klog]);
+  }
   for (const [name, f] of cases) {
+    if (f === klog) continue;
     if (name === 'zlib inflate' || name === 'audit-scan load' || name === 'duckdb CTAS read_json') continue;
     const r = await tools[name](f);
     if (r.code !== 0) throw new Error(`${name} ${f} failed: ${r.err.slice(-500)}`);
@@ -147,7 +178,7 @@ async function main() {
   for (let i = 0; i < runs; i++) {
     for (const [name, f] of cases) {
       const r = await tools[name](f);
-      const k = `${name} (${f === gz ? 'gzip' : 'plain'})`;
+      const k = `${name} (${f === gz ? 'gzip' : f === klog ? 'apiserver log' : 'plain'})`;
       // A failed run is no time: DuckDB's CTAS ran out of its memory limit on the log with bodies and was timed
       // as a 1 s success before this check.
       if (r.code !== 0) throw new Error(`${k} failed (exit ${r.code}): ${r.err.slice(-500)}`);
@@ -163,7 +194,8 @@ async function main() {
   const bytes = statSync(plain).size;
   const rows = [...times.entries()].map(([k, rs]) => {
     const s = median(rs.map((r) => r.seconds));
-    return { tool: k, medianSeconds: s, mbPerSecond: Math.round(bytes / 1e6 / s), peakRssMb: Math.max(...rs.map((r) => r.rssMb ?? 0)) || null };
+    const b = k.endsWith('(apiserver log)') ? statSync(klog).size : bytes;
+    return { tool: k, medianSeconds: s, mbPerSecond: Math.round(b / 1e6 / s), peakRssMb: Math.max(...rs.map((r) => r.rssMb ?? 0)) || null };
   });
   const get = (k) => rows.find((r) => r.tool === k)?.medianSeconds;
   const ratios = {
@@ -173,6 +205,8 @@ async function main() {
     'audit-scan gzip / zlib inflate alone': +(get('audit-scan (gzip)') / get('zlib inflate (gzip)')).toFixed(2),
     'audit-scan 2 threads vs 1 thread': +(get('audit-scan -j1 (plain)') / get('audit-scan (plain)')).toFixed(2),
     'audit-scan load / DuckDB CTAS read_json': get('audit-scan load (plain)') ? +(get('audit-scan load (plain)') / get('duckdb CTAS read_json (plain)')).toFixed(2) : null,
+    'audit-scan on the apiserver log vs grep, awk, sort, uniq -c': get('audit-scan (apiserver log)') ? +(get('grep, awk, sort, uniq -c (apiserver log)') / get('audit-scan (apiserver log)')).toFixed(2) : null,
+    'audit-scan MB/s, apiserver log / audit log': get('audit-scan (apiserver log)') ? +(rows.find((r) => r.tool === 'audit-scan (apiserver log)').mbPerSecond / rows.find((r) => r.tool === 'audit-scan (plain)').mbPerSecond).toFixed(2) : null,
     'compiled engine vs JavaScript only (plain, 2 threads)': +(get('audit-scan --engine js (plain)') / get('audit-scan (plain)')).toFixed(2),
   };
   const result = { date: new Date().toISOString(), machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, inputBytes: bytes, gzipBytes: statSync(gz).size, runs, rows, ratios, note: 'ratio > 1 means audit-scan is faster' };

@@ -51,9 +51,28 @@ export interface KlogMessage {
   openKey: string | null;
 }
 
+// The next backslash at or after a position of the message being read, kept between its values: one search a
+// message, not one a value to its end (a 5 MB statusStack line has many values)
+let bsOf = '';
+let bsFrom = 0;
+let bsAt = -1;
+function nextBackslash(s: string, from: number): number {
+  if (s !== bsOf || from < bsFrom || (bsAt >= 0 && bsAt < from)) {
+    bsOf = s;
+    bsFrom = from;
+    bsAt = s.indexOf('\\', from);
+  }
+  return bsAt;
+}
+
 /** Reads a Go-quoted string (strconv.Quote, as klog writes string values) at `i` (at its opening quote); returns
  * the value and the index after the closing quote, or null when the line ends first. */
 function readQuoted(s: string, i: number): [string, number] | null {
+  // most values hold no escape: one slice up to the closing quote
+  const q = s.indexOf('"', i + 1);
+  if (q < 0) return null;
+  const b = nextBackslash(s, i + 1);
+  if (b < 0 || b > q) return [s.slice(i + 1, q), q + 1];
   let out = '';
   let j = i + 1;
   let from = j;
