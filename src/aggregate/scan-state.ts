@@ -1396,7 +1396,10 @@ export class ScanState {
     } else if (t !== null) this.timeOf(g, t, e.apiserver);
     // a request of the apiserver's log whose trace (or timeout) is held open: its httplog line takes what it said
     const held = e.evidence !== undefined && terminal && g.pending.size > 0 ? g.pending.get(id) : undefined;
-    const v = this.admit(g, id, terminal, e.receivedMs);
+    // (the apiserver log writes a request's trace just before its httplog line: whether the line may pair with a
+    // record of the segment before goes by when it was written, not by when the request began, or every watch of
+    // a segment, begun minutes before, would be held for the segment before)
+    const v = this.admit(g, id, terminal, e.evidence === undefined ? e.receivedMs : (e.stageMs ?? e.receivedMs));
     if (v === DROP) return;
     if (held?.evidence !== undefined) joinLogRecords(e, held);
     if (terminal && t !== null && isIdentityLease(e)) this.leaseSign(g, e, t);
