@@ -59,6 +59,9 @@ describe('the same incident from the apiserver log', () => {
       // the trace's storage step (nested from 1.26, a block of its own before) proves the read went to etcd
       expect(vector(r)).toMatchObject({ requests: 16, servedFrom: { etcd: 16 } });
       expect(vector(r)!.objectsReturnedPerRequest).toBe(minor >= 36 ? null : 110);
+      // a trace's /api/v1/pods is no list of every pod (its URL has no query): what etcd read stays unknown
+      expect(vector(r)!.objectsReadPerRequest).toBeNull();
+      expect(r.findings.find((f) => f.kind === 'apiserver-restart')!.summary).not.toMatch(/audit|\?/);
       // cannot see: the users, the selectors (a trace's URL has no query), the TokenRequests
       expect(r.totals.tokenRequests).toBe(0);
       expect(r.totals.clusterNodes).toBe(0);

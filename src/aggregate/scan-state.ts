@@ -1670,6 +1670,8 @@ export class ScanState {
 
   /** A complete, unfiltered list of a whole resource says how many objects it has. */
   private noteFullList(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery): void {
+    // (a trace's URL has no query: its selector, limit and continue are unknown, so it says nothing of the whole)
+    if (e.evidence === 'trace') return;
     if (e.returnedItems === null || (q.fieldSelector ?? '').trim() !== '' || (q.labelSelector ?? '').trim() !== '' || (q.shardSelector ?? null) !== null || namespace !== '' || q.continueToken) return;
     const total = e.returnedItems + (e.remainingItems ?? 0);
     if (q.limit === 0 || e.remainingItems !== null || e.returnedItems < q.limit) {

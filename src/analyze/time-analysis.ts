@@ -88,7 +88,13 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
     const why =
       flag !== null
         ? `--gap ${round1(flag / 1000)} s`
-        : `${round1(threshold / 1000)} s: ${ADAPTIVE_GAP_FACTOR}× this input's median spacing of ${median === null ? '?' : Math.round(median)} ms, at least ${MIN_GAP_MS / 1000} s`;
+        : median === null
+          ? `${round1(threshold / 1000)} s`
+          : `${round1(threshold / 1000)} s: ${ADAPTIVE_GAP_FACTOR}× this input's median spacing of ${Math.round(median)} ms, at least ${MIN_GAP_MS / 1000} s`;
+    // the apiserver's own log (no audit event in it): its requests, not "audit events", and its own start line
+    const inp = state.inputs[idx];
+    const logOnly = inp !== undefined && inp.auditEvents === 0 && inp.apiserverLog !== undefined;
+    const events = logOnly ? "requests in the apiserver's log" : 'audit events';
     const signs = view.signs;
     const used = new Set<number>();
     const quiet: Array<[number, number]> = [];
@@ -126,13 +132,14 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
         kind: restart ? 'apiserver-restart' : 'audit-gap',
         severity: relist ? 'medium' : 'info',
         summary: gap
-          ? `${name}: no audit events for ${humanSeconds(gapS)} (${iso(from)} – ${iso(to)}; a gap here is ≥ ${why})` +
+          ? `${name}: no ${events} for ${humanSeconds(gapS)} (${iso(from)} – ${iso(to)}; a gap here is ≥ ${why})` +
             (relist ? `, then ${after} ${lw} in the next minute against ${before} in the minute before: clients relisting after an apiserver restart` : restart ? '' : '; no relist burst after it (log loss, or an idle apiserver)') +
             (closed > 0 ? `; ${closed} watches ended in the 10 s before` : '') +
             lease +
             rej.text +
             '.'
-          : `${name}: an apiserver started at ${iso(from)} (${leaseSigns.join(', ')}) with no pause in this input's audit stream (shorter than its gap threshold of ${why})` +
+          : `${name}: an apiserver started at ${iso(from)} (${leaseSigns.join(', ')})` +
+            (logOnly ? '' : ` with no pause in this input's audit stream (shorter than its gap threshold of ${why})`) +
             (relist ? `; ${after} ${lw} in the next minute against ${before} in the minute before` : '') +
             rej.text +
             '.',
