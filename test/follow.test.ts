@@ -3,7 +3,7 @@
 // after each step, and a final report equal to a plain scan of everything written. Then the terminal view in a
 // pseudo-terminal (script(1)), drawn within its width, and `q`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdtempSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -116,6 +116,29 @@ describe('--follow on a file', () => {
     const plain = JSON.parse((await spawnCli(['-o', 'json', p])).stdout);
     expect(comparable(final)).toEqual(comparable(plain));
   }, 30_000);
+});
+
+describe('--follow on the apiserver\'s own log', () => {
+  it('a trace block appended in two writes is one request with its httplog line; the final report equals a plain scan', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-scan-follow-'));
+    const p = join(dir, 'kube-apiserver.log');
+    const seed = readFileSync(join(ROOT, 'fixtures/apiserver-log/seed/apiserver-1.28-v3.log'), 'utf8').split('\n');
+    // cut inside the first trace block: its header and first step in one write, the rest in the next
+    const cut = seed.findIndex((l) => l.includes('trace.go:')) + 2;
+    writeFileSync(p, seed.slice(0, cut).join('\n') + '\n');
+    const f = follow(['--syslog-year', '2026', p]);
+    await f.until((r) => r.totals.requests > 0, 'the first requests');
+    appendFileSync(p, seed.slice(cut).join('\n'));
+    const r = await f.until((x) => x.totals.requests === 93, 'all 93 requests');
+    expect(r.inputs[0].skippedLines).toBe(0);
+    f.child.kill('SIGINT');
+    expect(await f.exited).toBe(0);
+    const final = f.lines().at(-1);
+    const plain = await spawnCli(['-o', 'json', '--syslog-year', '2026', p]);
+    expect(comparable(final)).toEqual(comparable(JSON.parse(plain.stdout)));
+    expect(final.findings[0].summary).toContain('; apiserver started (its log: "Serving securely")');
+    expect(final.apiserverLog.inputs[0].requests).toEqual({ httplog: 93, traceOnly: 0, timeoutOnly: 0, joined: 17 });
+  }, 60_000);
 });
 
 describe('--follow keeps the scan’s options', () => {

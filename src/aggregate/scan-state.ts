@@ -765,10 +765,13 @@ export class ScanState {
     this.decoder.seg = this.segment.decode;
   }
 
-  /** true when the current segment holds the first part of a line a runtime split: a cut here would count it as
-   * truncated, so follow mode does not end the segment yet. */
+  /** true when the current segment holds the first part of a line a runtime split, or the apiserver log's record
+   * of several lines not yet ended: a cut here would count it as truncated, so follow mode does not end the segment
+   * yet. */
   get segmentHoldsPart(): boolean {
-    return this.cur().decode.partial !== null;
+    const d = this.cur().decode;
+    // (or an apiserver log's trace block whose lines are still coming)
+    return d.partial !== null || d.apiserver?.holdsOpen === true;
   }
 
   /** Single-stream convenience: registers an input and begins its only segment. */

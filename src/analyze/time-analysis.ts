@@ -126,7 +126,10 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
         if (spaced >= MIN_SPACED_EVENTS) quiet.push([from, to]);
         return;
       }
-      const lease = leaseSigns.length > 0 ? `; the apiserver identity lease was ${leaseSigns.map((x) => x.replace('identity lease ', '')).join(' and ')}` : '';
+      // the identity lease's signs, and the apiserver's own log's start line, each in its words
+      const leases = leaseSigns.filter((x) => x.startsWith('identity lease '));
+      const others = leaseSigns.filter((x) => !x.startsWith('identity lease '));
+      const lease = (leases.length > 0 ? `; the apiserver identity lease was ${leases.map((x) => x.replace('identity lease ', '')).join(' and ')}` : '') + (others.length > 0 ? `; ${others.join('; ')}` : '');
       if (restart && ends !== undefined && !view.stream) ends.set(idx, [...(ends.get(idx) ?? []), to]);
       out.push({
         kind: restart ? 'apiserver-restart' : 'audit-gap',

@@ -133,6 +133,7 @@ export class ApiserverLogReader {
    * record's pairs (null for text, whose pairs are parsed here). Returns what the line was, for the input's
    * counts: 'audit' when it was a request's httplog line, else the kind of other line. */
   message(caller: string, text: string, tsMs: number | null, kv: Map<string, string> | null): 'audit' | string {
+    this.midBlock = false;
     if (tsMs !== null && tsMs > this.latestMs) {
       this.latestMs = tsMs;
       this.expire(tsMs);
@@ -206,6 +207,7 @@ export class ApiserverLogReader {
   /** A line with no klog header: a trace block's continuation, a multi-line value's line, or null when it is
    * neither (the caller reads it as it would any line). */
   bare(line: string, tsMs: number | null): string | null {
+    this.midBlock = false;
     if (this.inValue) {
       if (line === ' >' || line.startsWith(' >')) {
         // " > addedInfo=<": the value ends and the next begins
@@ -239,6 +241,7 @@ export class ApiserverLogReader {
       }
       st.traceBlocks++;
       this.open.set(id, { h, atMs: tsMs, returned: null, cacheListed: null, etcd: null });
+      this.midBlock = true;
       return 'apiserver trace';
     }
     const o = this.open.get(id);
@@ -252,6 +255,7 @@ export class ApiserverLogReader {
     if (step.cacheFiltered !== undefined) o.returned ??= step.cacheFiltered;
     if (step.etcd !== undefined) o.etcd ??= step.etcd;
     if (step.end === true) this.close(id, o, false);
+    else this.midBlock = true;
     return 'apiserver trace';
   }
 
@@ -398,6 +402,14 @@ export class ApiserverLogReader {
   }
 
   /** At the segment's end: open blocks are closed as cut, and what waits is handed on as requests of their own. */
+  /** true while a trace block or a value of several lines is open: a cut now (follow mode's tick) would cut it */
+  get holdsOpen(): boolean {
+    return this.midBlock || this.inValue;
+  }
+
+  /** the last line read was a line of a trace block still open (a block the log left for other lines is cut) */
+  private midBlock = false;
+
   endSegment(): void {
     for (const [id, o] of [...this.open]) this.close(id, o, true);
     const left = this.waiting;
