@@ -188,6 +188,12 @@ function fixtureBatches(): Batch[] {
     // The apiserver's logs of the seed incidents are the same requests (the same audit-IDs) written by four versions
     // at three verbosities: read together they would be one request four times over. Each is read alone, and beside
     // the audit log of those requests (the join by audit-ID), as a user would give them.
+    // Real apiserver log excerpts (test/apiserver-log-real.test.ts has their answers): no audit events, so no
+    // oracle; each read alone, cut by the threads like any file.
+    if (dir === 'fixtures/apiserver-log/real') {
+      for (const f of [...b.plain, ...b.other].sort()) out.push({ name: `${f} alone`, files: [f], oracle: false, split: SPLIT });
+      continue;
+    }
     if (dir === 'fixtures/apiserver-log/seed') {
       const logs = [...b.plain, ...b.other].filter((f) => !f.endsWith('/audit.log')).sort();
       for (const f of logs) out.push({ name: `${f} alone`, files: [f], oracle: false, split: SPLIT });

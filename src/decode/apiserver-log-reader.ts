@@ -6,7 +6,10 @@
 
 import type { AuditEvent } from '../model/audit-event.js';
 import { parseRequestUri } from '../model/request-uri.js';
-import { callerFile, noteOf, requestOf118, parseKlogMessage, parseTraceHeader, parseTraceStep, requestOfHttplog, requestOfLegacyHttplog, traceLineOf, traceVerbOf, type LogRequest, type TraceHeader } from './apiserver-log.js';
+import { callerFile, noteOf, requestOf118, parseCutTraceHeader, parseKlogMessage, parseTraceHeader, parseTraceStep, requestOfHttplog, requestOfLegacyHttplog, traceLineOf, traceVerbOf, type LogRequest, type TraceHeader } from './apiserver-log.js';
+
+// the start of an httplog line before 1.19 that a terminal or a paste cut inside its URI
+const LEGACY_START = /^(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT) \/\S*$/;
 
 /** What the reader counts of an input's apiserver log (InputStats.apiserverLog; merged per input). */
 export interface ApiserverLogStats {
@@ -16,6 +19,8 @@ export interface ApiserverLogStats {
   /** httplog "HTTP" lines (1.19 on), and the unstructured ones before 1.19 */
   httplog: number;
   httplogLegacy: number;
+  /** httplog lines before 1.19 that a terminal or a paste wrapped, read as one with their next line */
+  rejoined: number;
   /** httplog WATCH lines written when the watch started (resp=0, 1.30.0-1.30.3): not a finished request */
   watchStarts: number;
   /** trace blocks (one request each, or a storage trace), their lines, blocks without an END line (cut by
@@ -46,7 +51,7 @@ export interface ApiserverLogStats {
 }
 
 export function newApiserverLogStats(): ApiserverLogStats {
-  return { textLines: 0, jsonRecords: 0, httplog: 0, httplogLegacy: 0, watchStarts: 0, traceBlocks: 0, traceLines: 0, traceCut: 0, traceOrphanLines: 0, requestTraces: 0, storageTraces: 0, timeouts: 0, joined: 0, traceOnly: 0, timeoutOnly: 0, starts: 0, cacher: new Map(), multiline: 0, other: 0, callers: new Map(), versions: new Map() };
+  return { textLines: 0, jsonRecords: 0, httplog: 0, httplogLegacy: 0, rejoined: 0, watchStarts: 0, traceBlocks: 0, traceLines: 0, traceCut: 0, traceOrphanLines: 0, requestTraces: 0, storageTraces: 0, timeouts: 0, joined: 0, traceOnly: 0, timeoutOnly: 0, starts: 0, cacher: new Map(), multiline: 0, other: 0, callers: new Map(), versions: new Map() };
 }
 
 const bump = (m: Map<string, number>, k: string, n = 1): void => {
@@ -134,6 +139,7 @@ export class ApiserverLogReader {
    * counts: 'audit' when it was a request's httplog line, else the kind of other line. */
   message(caller: string, text: string, tsMs: number | null, kv: Map<string, string> | null): 'audit' | string {
     this.midBlock = false;
+    this.unfinished = null;
     if (tsMs !== null && tsMs > this.latestMs) {
       this.latestMs = tsMs;
       this.expire(tsMs);
@@ -181,6 +187,8 @@ export class ApiserverLogReader {
         this.httplogRequest(r, tsMs);
         return 'audit';
       }
+      // the first part of a line a terminal or a paste wrapped: its rest may be the next line (rejoin)
+      if (LEGACY_START.test(msg) && msg.length < 64 << 10) this.unfinished = { caller, msg, tsMs };
     }
     const n = noteOf(msg, pairs, caller);
     switch (n.kind) {
@@ -208,6 +216,7 @@ export class ApiserverLogReader {
    * neither (the caller reads it as it would any line). */
   bare(line: string, tsMs: number | null): string | null {
     this.midBlock = false;
+    this.unfinished = null;
     if (this.inValue) {
       if (line === ' >' || line.startsWith(' >')) {
         // " > addedInfo=<": the value ends and the next begins
@@ -230,7 +239,8 @@ export class ApiserverLogReader {
   private traceLine(id: string, rest: string, tsMs: number | null, caller: string | null): string {
     const st = this.sink.stats();
     st.traceLines++;
-    const h = parseTraceHeader(id, rest);
+    // (a header a pager cut is still the block's first line, when trace.go's klog header says so)
+    const h = parseTraceHeader(id, rest) ?? (caller !== null ? parseCutTraceHeader(id, rest) : null);
     if (h !== null && (caller !== null || !this.open.has(id))) {
       if (caller !== null) bump(st.callers, callerBase(caller));
       const prev = this.open.get(id);
@@ -263,7 +273,7 @@ export class ApiserverLogReader {
   private close(id: string, o: OpenTrace, cut: boolean): void {
     this.open.delete(id);
     const st = this.sink.stats();
-    if (cut) st.traceCut++;
+    if (cut && o.h.legacy !== true) st.traceCut++;
     const h = o.h;
     const name = h.name;
     if (/etcd3/.test(name)) {
@@ -402,6 +412,29 @@ export class ApiserverLogReader {
   }
 
   /** At the segment's end: open blocks are closed as cut, and what waits is handed on as requests of their own. */
+  /** An httplog line before 1.19 that did not parse (the line before was its first part): the request it makes
+   * with `text` after it, or null. Counted once, on this line; the first part stays counted as a klog line. */
+  rejoin(text: string): 'audit' | null {
+    const u = this.unfinished;
+    this.unfinished = null;
+    if (u === null) return null;
+    const r = requestOfLegacyHttplog(u.msg + text);
+    if (r === null) return null;
+    const st = this.sink.stats();
+    st.httplogLegacy++;
+    st.rejoined++;
+    bump(st.callers, callerBase(u.caller));
+    this.httplogRequest(r, u.tsMs);
+    return 'audit';
+  }
+
+  /** the first part of a wrapped httplog line, while the next line may be its rest */
+  private unfinished: { caller: string; msg: string; tsMs: number | null } | null = null;
+
+  get canRejoin(): boolean {
+    return this.unfinished !== null;
+  }
+
   /** true while a trace block or a value of several lines is open: a cut now (follow mode's tick) would cut it */
   get holdsOpen(): boolean {
     return this.midBlock || this.inValue;

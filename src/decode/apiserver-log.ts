@@ -250,6 +250,7 @@ export function requestOfHttplog(kv: Map<string, string>): LogRequest | null {
 // httplog before 1.19 (unstructured): `GET /api/v1/pods?limit=500: (1.234ms) 200 [kubectl/v1.18.0 (linux/amd64)
 // kubernetes/abc 10.0.0.1:54321]`; the status may be followed by a stack and added info before the bracket
 const LEGACY_HTTP = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT) (\/\S*): \(([^)]+)\) (\d{3}|hijacked)(?:.*?)? \[(.*) (\S+)\]$/s;
+const LEGACY_HTTP_HEAD = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT) (\/\S*): \(([^)]+)\) (\d{3})$/;
 
 /** httplog's line in 1.18: `verb="GET" URI="/…" latency=12.3ms resp=200 UserAgent="…" srcIP="…": ` (no message;
  * after the colon, a stack and added info, or `hijacked`); null when it is not one. */
@@ -267,14 +268,16 @@ export function requestOf118(msg: string): LogRequest | null {
 
 /** An unstructured httplog line (before 1.18), or null. */
 export function requestOfLegacyHttplog(msg: string): LogRequest | null {
-  const m = LEGACY_HTTP.exec(msg);
+  // a 5xx's record goes on with its stack on the next lines, the `[agent addr]` after it: the first line ends at the
+  // status, and the client is unknown
+  const m = LEGACY_HTTP.exec(msg) ?? LEGACY_HTTP_HEAD.exec(msg);
   if (m === null) return null;
   return {
     verb: kubeVerbOf(m[1]!, m[2]!),
     uri: m[2]!,
-    userAgent: m[5]!,
+    userAgent: m[5] ?? '',
     auditID: '',
-    srcIP: hostOf(m[6]!),
+    srcIP: m[6] === undefined ? '' : hostOf(m[6]),
     code: m[4] === 'hijacked' ? null : Number(m[4]),
     latencyMs: parseGoDurationMs(m[3]),
     apfPriorityLevel: '',
@@ -303,6 +306,9 @@ export interface TraceHeader {
   /** the trace's start, from its own date (which has a year), and its total time */
   startMs: number | null;
   totalMs: number | null;
+  /** the form before 1.19 (`(started: …)`), whose END line is written only past a threshold: a block of it that
+   * ends without one is not cut */
+  legacy?: boolean;
 }
 
 // `Trace[123]: rest`
@@ -344,7 +350,25 @@ export function parseTraceHeader(id: string, rest: string): TraceHeader | null {
     fields.set('url', name.slice(sp + 1));
     name = name.slice(0, sp);
   }
-  return { id, name, fields, startMs, totalMs };
+  return { id, name, fields, startMs, totalMs, legacy: rest.includes(' (started: ') };
+}
+
+/** A trace header that a pager or a paste cut before its end (`…,user-agent:k3s/v1.25.13+k3s1 (linux/amd64) kubernet>`):
+ * its name and the fields before the cut one; no start or total time. Only for a line trace.go wrote. */
+export function parseCutTraceHeader(id: string, rest: string): TraceHeader | null {
+  if (rest.charCodeAt(0) !== 34) return null;
+  const q = readQuoted(rest, 0);
+  if (q === null || q[0].length === 0) return null;
+  const body = rest.slice(q[1]).trim();
+  const cut = body.lastIndexOf(',');
+  const fields = parseTraceFields(cut < 0 ? '' : body.slice(0, cut));
+  let name = q[0];
+  const sp = name.indexOf(' /');
+  if (sp > 0 && !fields.has('url')) {
+    fields.set('url', name.slice(sp + 1));
+    name = name.slice(0, sp);
+  }
+  return { id, name, fields, startMs: null, totalMs: null, legacy: false };
 }
 
 /** "05-Jun-2024 10:00:00.897" or "started: 2020-06-05 10:00:00.123456 +0000 UTC m=+1.2" → epoch ms (UTC). */
@@ -461,7 +485,7 @@ export function noteOf(text: string, kv: Map<string, string>, caller: string): A
   if (text.startsWith('Terminating all watchers from cacher')) return { kind: 'cacher', what: 'watchers terminated', resource: resourceOfCacher(text + ' ' + (kv.get('resource') ?? '')) };
   if (/^Forcing .*watcher close due to unresponsiveness/.test(text)) return { kind: 'cacher', what: 'slow watcher closed', resource: resourceOfCacher(text) };
   if (/^cacher \(.*\): unexpected ListAndWatch error/.test(text) || (text.startsWith('cacher') && text.includes('ListAndWatch'))) return { kind: 'cacher', what: 'ListAndWatch error', resource: resourceOfCacher(text) };
-  if (/post-timeout activity/.test(text)) return { kind: 'other', what: 'apiserver post-timeout activity' };
+  if (/post-timeout activity/i.test(text)) return { kind: 'other', what: 'apiserver post-timeout activity' };
   if (/Handler timeout/.test(text) || /http: Handler timeout/.test(kv.get('err') ?? '')) return { kind: 'other', what: 'apiserver handler timeout' };
   if (/^caches? populated/i.test(text) || text === 'Caches populated') return { kind: 'other', what: 'apiserver caches populated' };
   return { kind: 'other', what: 'klog' };

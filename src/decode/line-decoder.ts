@@ -264,6 +264,8 @@ export class LineDecoder {
         this.addMetric(k.sample);
         return 'metric';
       case 'unknown':
+        // the rest of an apiserver httplog line a terminal wrapped: one request with the line before
+        if (this.seg.apiserver?.canRejoin === true && this.seg.apiserver.rejoin(text) === 'audit') return 'audit';
         // a line of no known format is that, newline or not: only JSON that stops short is a cut line
         this.lastReason = depth > 0 ? `${this.innerWrapper} record holds text of no known format` : 'not a known format';
         return 'skipped';

@@ -60,6 +60,8 @@ const GRPC_LOG = /^(?:INFO|WARNING|ERROR|FATAL): \d{4}\/\d\d\/\d\d \d\d:\d\d:\d\
 const AUDITD = /^(?:node=\S+ )?type=[A-Z_]+ msg=audit\(\d+\.\d+:\d+\): /;
 // `minikube logs` section headers: "==> etcd [e5c4b…] <==", "* ==> kube-apiserver [9a…] <=="
 const MINIKUBE_HEADER = /^(?:\* )?==> .+ <==$/;
+// a pod name (a DNS subdomain) and a container name (a DNS label), then a klog header or a trace's next line
+const POD_CONTAINER = /^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])? [a-z0-9](?:[-a-z0-9]*[a-z0-9])? (?=[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} |Trace\[\d+\]: )/;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 /** What stripPrefixes found. */
@@ -121,6 +123,13 @@ export function stripPrefixes(line: string, nowMs = Date.now(), year: number | n
       ident ??= sl[7]!.replace(/\[\d+\]$/, '');
       s = s.slice(sl[0].length);
       note('syslog');
+      continue;
+    }
+    // stern and kubetail: "<pod> <container> " before a klog line or a trace's next line
+    const pc = POD_CONTAINER.exec(s);
+    if (pc) {
+      s = s.slice(pc[0].length);
+      note('pod and container');
       continue;
     }
     break;

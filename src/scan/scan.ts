@@ -120,6 +120,9 @@ const DOCKER_TAIL = /(\\n)?","stream":"(?:stdout|stderr)","time":"[^"]*"\}\r?$/;
 // A trace block's first line too: a request's trace follows its storage trace (a block of its own before 1.26),
 // and the two are read together (apiserver-log-reader.ts storageOf).
 const KLOG_CONTINUATION = /^(?:\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) [FP] )?(?:Trace\[\d+\]: |\t| >|[IWEF]\d{4} [\d:.]+\s+\d+ trace\.go:\d+\] Trace\[|\{"ts":[\d.e+]+,"caller":"trace\/trace\.go)/;
+// the same after any wrapper's prefix (journald, syslog, kubectl --prefix, stern, minikube's "* ", a leading space),
+// and the rest of an old httplog line a terminal wrapped ("934785: (444.045µs) 400 [kube-controller-manager/…")
+const KLOG_CONTINUATION_WRAPPED = /^.{0,120}?(?<=^|[\s\]:*])(?:Trace\[\d+\]: |[IWEF]\d{4} [\d:.]+\s+\d+ trace\.go:\d+\] Trace\[)|^\S*: \([^)\s]+\) \d{3} \[/;
 
 /** How far a cut moves on to keep a klog record (a trace block) whole, at most. */
 const MAX_KLOG_SKIP = 4 << 20;
@@ -129,7 +132,7 @@ const MAX_KLOG_SKIP = 4 << 20;
 export function continuesKlogRecord(b: Uint8Array, at: number): boolean | null {
   const end = Math.min(b.length, at + 128);
   const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1', at, end);
-  if (KLOG_CONTINUATION.test(text)) return true;
+  if (KLOG_CONTINUATION.test(text) || KLOG_CONTINUATION_WRAPPED.test(text)) return true;
   // too few bytes to rule out a prefix or a "Trace[" not yet whole
   if (end === b.length && end - at < 128) return null;
   return false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostOf, klogJsonOf, klogTimeMs, kubeVerbOf, noteOf, parseKlogHeader, parseKlogMessage, parseTraceFields, parseTraceHeader, parseTraceStep, requestOfHttplog, requestOfLegacyHttplog, traceVerbOf } from '../../src/decode/apiserver-log.js';
+import { hostOf, klogJsonOf, klogTimeMs, kubeVerbOf, noteOf, parseKlogHeader, parseKlogMessage, parseCutTraceHeader, parseTraceFields, parseTraceHeader, parseTraceStep, requestOfHttplog, requestOfLegacyHttplog, traceVerbOf } from '../../src/decode/apiserver-log.js';
 
 describe('parseKlogHeader', () => {
   it.each<[string, Record<string, unknown> | null]>([
@@ -86,6 +86,9 @@ describe('httplog', () => {
     expect(requestOfLegacyHttplog('GET /api/v1/namespaces/default/pods?limit=500: (1.234ms) 200 [kubectl/v1.18.0 (linux/amd64) kubernetes/abc 10.0.0.1:54321]')).toEqual({ verb: 'list', uri: '/api/v1/namespaces/default/pods?limit=500', userAgent: 'kubectl/v1.18.0 (linux/amd64) kubernetes/abc', auditID: '', srcIP: '10.0.0.1', code: 200, latencyMs: 1.234, apfPriorityLevel: '', apfFlowSchema: '', apfSeats: null, apfQueueWaitMs: null, hijacked: false });
     expect(requestOfLegacyHttplog('GET /api/v1/pods?watch=true: (5m0s) hijacked [kube-proxy/v1.16.2 10.0.0.2:1]')).toMatchObject({ verb: 'watch', code: null, hijacked: true });
     expect(requestOfLegacyHttplog('quota admission added evaluator for: leases')).toBeNull();
+    // a 5xx's record: its stack follows on the next lines, the client after it (kubernetes#57708)
+    expect(requestOfLegacyHttplog('GET /debug/pprof/profile?seconds=60: (1m0.000299116s) 504')).toMatchObject({ verb: 'get', code: 504, userAgent: '', srcIP: '', latencyMs: 60000.299116 });
+    expect(requestOfLegacyHttplog('GET /api/v1/pods?limit=500&resourceVersion=15')).toBeNull();
   });
   it.each([
     ['10.0.0.5:43210', '10.0.0.5'],
@@ -112,6 +115,17 @@ describe('traces', () => {
     const h = parseTraceHeader('9', '"List /api/v1/pods" (started: 2020-06-05 10:00:00.123456789 +0200 CEST m=+1.2) (total time: 1.2s):');
     expect(h).toMatchObject({ name: 'List', startMs: Date.UTC(2020, 5, 5, 8, 0, 0, 123), totalMs: 1200 });
     expect(h!.fields.get('url')).toBe('/api/v1/pods');
+  });
+  it('a header a pager cut (journalctl: "…kubernet>"): its name and the fields before the cut one', () => {
+    const h = parseCutTraceHeader('1924033328', '"Get" url:/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/k3s-ccm,user-agent:k3s/v1.25.13+k3s1 (linux/amd64) kubernet>');
+    expect(h).toMatchObject({ name: 'Get', startMs: null, totalMs: null });
+    expect(h!.fields.get('url')).toBe('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/k3s-ccm');
+    expect(h!.fields.has('user-agent')).toBe(false);
+    expect(parseCutTraceHeader('1', '---"About to Encode" 521ms')).toBeNull();
+  });
+  it('marks the form before 1.19, whose END is written only past a threshold', () => {
+    expect(parseTraceHeader('9', '"List /api/v1/pods" (started: 2020-06-05 10:00:00.123456789 +0200 CEST m=+1.2) (total time: 1.2s):')!.legacy).toBe(true);
+    expect(parseTraceHeader('9', '"List" url:/api/v1/pods (05-Dec-2026 10:00:01.786) (total time: 337ms):')!.legacy).toBe(false);
   });
   it('is not a header without a total time or a quoted name', () => {
     expect(parseTraceHeader('1', '---"Writing http response done" count:110 37ms (10:00:02.123)')).toBeNull();
@@ -143,6 +157,9 @@ describe('noteOf: the load and restart lines', () => {
     ['Terminating all watchers from cacher pods', {}, { kind: 'cacher', what: 'watchers terminated' }],
     ['cacher (pods): unexpected ListAndWatch error: failed to list *core.Pod: etcdserver: request timed out; reinitializing...', {}, { kind: 'cacher', what: 'ListAndWatch error', resource: 'pods' }],
     ['quota admission added evaluator for: leases', {}, { kind: 'other', what: 'klog' }],
+    // 1.31+ writes it with a capital (logger="UnhandledError"); 1.22–1.30 without
+    ['Post-timeout activity', { logger: 'UnhandledError' }, { kind: 'other', what: 'apiserver post-timeout activity' }],
+    ['post-timeout activity - time-elapsed: 3.5ms, GET "/api/v1/pods" result: <nil>', {}, { kind: 'other', what: 'apiserver post-timeout activity' }],
   ])('%j', (text, kv, want) => {
     expect(noteOf(text, new Map(Object.entries(kv)), 'controller.go:615')).toMatchObject(want);
   });

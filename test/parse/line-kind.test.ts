@@ -45,6 +45,11 @@ describe('classifyLine: runtime, syslog and journald wrappers (issue 15)', () =>
     [`2026-11-30T12:00:01.2+00:00 ${ev}`, { kind: 'json', text: ev, wrapper: 'kubectl' }],
     [`2026-11-30T12:00:01+0000 master-1 kube-apiserver[812]: ${ev}`, { kind: 'json', text: ev, wrapper: 'journald' }],
     [`2026-11-30T12:00:01+0000 master-1 etcd: ${ev}`, { kind: 'json', text: ev, wrapper: 'journald' }],
+    // stern and kubetail: "<pod> <container> " before a klog line or a trace's next line (kubernetes#115993)
+    ['kube-apiserver-m1.c.dev.internal kube-apiserver I0223 05:35:39.126843       1 trace.go:205] Trace[1]: "Update" url:/x (23-Feb-2023 05:35:38.587) (total time: 538ms):', { kind: 'klog', wrapper: 'pod and container' }],
+    ['kube-apiserver-m1.c.dev.internal kube-apiserver Trace[1]: [538.99ms] [538.99ms] END', { kind: 'klog-bare', text: 'Trace[1]: [538.99ms] [538.99ms] END', wrapper: 'pod and container' }],
+    // not: two words before something else
+    [`kube-apiserver-m1 kube-apiserver hello ${ev}`, { kind: 'unknown' }],
     // syslog / journald short and short-precise, any case of month
     [`Nov 30 12:00:01 master-1 etcd[900]: ${ev}`, { kind: 'json', text: ev, wrapper: 'syslog' }],
     [`nov 30 12:00:01 master-1 k3s[21139]: ${ev}`, { kind: 'json', text: ev, wrapper: 'syslog' }],
