@@ -26,4 +26,12 @@ describe('the README documents the JSON', () => {
     const names = [...Object.keys(r), ...Object.keys(r.listGroups[0]), ...Object.keys(r.findings[0]), ...Object.keys(r.summary), ...Object.keys(r.whatIf), ...Object.keys(r.findings[0].evidence)];
     expect([...new Set(names)].filter((k) => !new RegExp(`\\b${k}\\b`).test(json))).toEqual([]);
   });
+  it('and what the apiserver\'s own log adds: its section, its inputs, a group\'s evidence', async () => {
+    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+    const json = readme.slice(readme.indexOf('## JSON output'), readme.indexOf('## Robustness and safety'));
+    const r = JSON.parse((await runCli(['-o', 'json', '--syslog-year', '2026', 'fixtures/apiserver-log/seed/apiserver-1.28-v3.log'])).stdout);
+    const names = [...Object.keys(r.apiserverLog), ...Object.keys(r.apiserverLog.inputs[0]), ...Object.keys(r.apiserverLog.inputs[0].requests), ...Object.keys(r.listGroups[0].apiserverLog), r.listGroups[0].figureSources.objectsReturned];
+    expect(names.length).toBeGreaterThan(20);
+    expect([...new Set(names)].filter((k) => !new RegExp(`\\b${k}\\b`).test(json))).toEqual([]);
+  });
 });
