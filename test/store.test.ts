@@ -34,6 +34,19 @@ describe('load + sql', () => {
     expect(amp).toEqual({ amplification: 65, objects_per_read: 7130, returned: 109.7, estimated: true });
   });
 
+  it("keeps what the apiserver's own log says: its version, APF flow schemas, traces; scan --db equals the scan", async () => {
+    const f = db();
+    const log = 'fixtures/apiserver-log/seed/apiserver-1.28-v3.log';
+    const l = await runCli(['load', '--db', f, log]);
+    expect(l.code).toBe(0);
+    expect(l.stderr).toContain("served-from verdicts for Kubernetes 1.28.3 (from the apiserver's own log: its Version line v1.28.3)");
+    expect(await sql(f, "SELECT source, apf_flow_schema, count(*) AS n, count(*) FILTER (WHERE traced) AS traced, count(*) FILTER (WHERE observed_etcd) AS etcd FROM requests WHERE user_agent LIKE 'vector/%' GROUP BY ALL")).toEqual([{ source: 'httplog', apf_flow_schema: 'service-accounts', n: 40, traced: 16, etcd: 16 }]);
+    const pick = (r: any) => ({ totals: r.totals, kubernetes: r.kubernetes.version, groups: r.listGroups.map((g: any) => ({ ua: g.userAgent, requests: g.requests, servedFrom: g.servedFrom, returned: g.objectsReturnedPerRequest, log: g.apiserverLog })), log: r.apiserverLog.inputs[0].requests });
+    const fromDb = JSON.parse((await runCli(['scan', '--db', f, '-o', 'json'])).stdout);
+    const direct = JSON.parse((await runCli(['-o', 'json', log])).stdout);
+    expect(pick(fromDb)).toEqual(pick(direct));
+  });
+
   it('measures the seed case in SQL: 7130 / 110 = 64.8×', async () => {
     const f = db();
     await runCli(['load', '--db', f, 'fixtures/audit/seed-vector-requestresponse.jsonl', 'fixtures/etcd/seed-slow-range.jsonl']);

@@ -18,6 +18,9 @@ import { etcdSupportsProgressNotify } from '../analyze/report.js';
 import { InputError } from '../model/errors.js';
 import { redactSecrets } from '../render/text-safety.js';
 import type { Source } from '../input/sources.js';
+import { newApiserverLogStats, type ApiserverLogStats } from '../decode/apiserver-log-reader.js';
+import { logKubeVersion } from '../analyze/apiserver-log-report.js';
+import type { InputStats } from '../aggregate/scan-state.js';
 
 export const STORE_SCHEMA_VERSION = 1;
 
@@ -26,7 +29,7 @@ export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE IF NOT EXISTS inputs (
   input_id VARCHAR PRIMARY KEY, name VARCHAR, bytes BIGINT, lines BIGINT, audit_events BIGINT,
-  etcd_entries BIGINT, skipped_lines BIGINT, requests BIGINT, etcd_reads BIGINT, loaded_at TIMESTAMP);
+  etcd_entries BIGINT, skipped_lines BIGINT, requests BIGINT, etcd_reads BIGINT, loaded_at TIMESTAMP, apiserver_log VARCHAR);
 CREATE TABLE IF NOT EXISTS requests (
   audit_id VARCHAR, input_id VARCHAR, input VARCHAR,
   received_at TIMESTAMP, stage_at TIMESTAMP, latency_ms DOUBLE,
@@ -36,7 +39,8 @@ CREATE TABLE IF NOT EXISTS requests (
   single_name BOOLEAN, single_namespace BOOLEAN,
   resource_version VARCHAR, rv_match VARCHAR, "limit" INTEGER, has_continue BOOLEAN, watch BOOLEAN, send_initial_events BOOLEAN,
   signature VARCHAR, code INTEGER, node VARCHAR, returned_items INTEGER, remaining_items BIGINT,
-  served_from VARCHAR, served_reason VARCHAR);
+  served_from VARCHAR, served_reason VARCHAR,
+  source VARCHAR, apf_flow_schema VARCHAR, apf_priority_level VARCHAR, source_ip VARCHAR, traced BOOLEAN, observed_etcd BOOLEAN);
 CREATE TABLE IF NOT EXISTS etcd_ranges (
   input_id VARCHAR, input VARCHAR, "time" TIMESTAMP, key VARCHAR, range_end VARCHAR, resource_key VARCHAR, resource VARCHAR,
   scope VARCHAR, namespace VARCHAR, "limit" INTEGER, objects BIGINT, total_keys BIGINT, bytes BIGINT, took_ms DOUBLE,
@@ -111,6 +115,9 @@ export class Store {
     const con = await db.connect();
     const s = new Store(db, con, mod);
     await con.run(SCHEMA);
+    // a store made before the apiserver's own log was an input: its columns, empty (schema version 1 only adds)
+    for (const c of ['source VARCHAR', 'apf_flow_schema VARCHAR', 'apf_priority_level VARCHAR', 'source_ip VARCHAR', 'traced BOOLEAN', 'observed_etcd BOOLEAN']) await con.run(`ALTER TABLE requests ADD COLUMN IF NOT EXISTS ${c}`);
+    await con.run('ALTER TABLE inputs ADD COLUMN IF NOT EXISTS apiserver_log VARCHAR');
     const v = await s.meta('schema_version');
     if (v === null) await s.setMeta('schema_version', String(STORE_SCHEMA_VERSION));
     else if (v !== String(STORE_SCHEMA_VERSION)) throw new InputError(`${path}: store schema version ${v}, this audit-scan reads version ${STORE_SCHEMA_VERSION}`);
@@ -213,11 +220,15 @@ const STAGE_COLUMNS: ReadonlyArray<[string, string]> = [
   ['resource_version', 'VARCHAR'], ['rv_match', 'VARCHAR'], ['limit', 'INTEGER'], ['has_continue', 'BOOLEAN'], ['watch', 'BOOLEAN'], ['send_initial_events', 'BOOLEAN'],
   ['signature', 'VARCHAR'], ['code', 'INTEGER'], ['node', 'VARCHAR'], ['returned_items', 'INTEGER'], ['remaining_items', 'BIGINT'],
 ];
+/** The staged columns after served_from and served_reason (which classifyStore fills): the apiserver log's. */
+const STAGE_LOG_COLUMNS: ReadonlyArray<[string, string]> = [
+  ['source', 'VARCHAR'], ['apf_flow_schema', 'VARCHAR'], ['apf_priority_level', 'VARCHAR'], ['source_ip', 'VARCHAR'], ['traced', 'BOOLEAN'], ['observed_etcd', 'BOOLEAN'],
+];
 
 /** SELECT list that turns staged rows into SCHEMA's requests columns. */
 const STAGE_SELECT = STAGE_COLUMNS.map(([c]) =>
   c === 'received_ms' ? 'CASE WHEN received_ms IS NULL THEN NULL ELSE make_timestamp(CAST(round(received_ms * 1000) AS BIGINT)) END' : c === 'stage_ms' ? 'CASE WHEN stage_ms IS NULL THEN NULL ELSE make_timestamp(CAST(round(stage_ms * 1000) AS BIGINT)) END' : `"${c}"`,
-).join(', ') + ', NULL, NULL';
+).join(', ') + ', NULL, NULL, ' + STAGE_LOG_COLUMNS.map(([c]) => `"${c}"`).join(', ');
 
 /** A request's row as one NDJSON line for the staging file: columns of STAGE_COLUMNS, strings redacted. */
 export function requestRowJson(inputId: string, inputName: string, r: RequestRow): string {
@@ -263,6 +274,13 @@ export function requestRowJson(inputId: string, inputName: string, r: RequestRow
     node: v(r.node),
     returned_items: e.returnedItems,
     remaining_items: e.remainingItems,
+    // the apiserver's own log: how the request was seen, its APF flow schema and level, its client's address
+    source: e.evidence ?? null,
+    apf_flow_schema: v(e.apfFlowSchema),
+    apf_priority_level: v(e.apfPriorityLevel),
+    source_ip: v(e.srcIP),
+    traced: e.traced ?? null,
+    observed_etcd: e.observedEtcd ?? null,
   });
 }
 
@@ -321,6 +339,15 @@ export function appendEtcd(store: Store, a: DuckDBAppender, inputId: string, inp
 export async function classifyStore(store: Store, versionFlag: KubeVersion | null, etcdVersion: string | null, watchCacheDisabled: ReadonlySet<string>): Promise<string> {
   let version = versionFlag;
   let reason = 'from --kube-version';
+  if (version === null) {
+    // the apiserver's own log names its version (its Version line): that first, as the scan does
+    const logs = await store.query('SELECT apiserver_log FROM inputs WHERE apiserver_log IS NOT NULL');
+    const fromLog = logKubeVersion(logs.rows.map(([al]) => ({ apiserverLog: apiserverLogStatsOf(String(al)) }) as unknown as InputStats));
+    if (fromLog !== null) {
+      version = fromLog.version;
+      reason = `from the apiserver's own log: its Version line ${fromLog.text}`;
+    }
+  }
   if (version === null) {
     const ev = new VersionEvidenceCollector();
     const r = await store.query(`SELECT username, user_agent, count(*) FROM requests WHERE user_agent LIKE 'kube%' GROUP BY ALL`);
@@ -412,7 +439,7 @@ export async function loadSource(
       await read(state);
       stage.close();
       ea.closeSync();
-      const cols = STAGE_COLUMNS.map(([c, t]) => `'${c}': '${t}'`).join(', ');
+      const cols = [...STAGE_COLUMNS, ...STAGE_LOG_COLUMNS].map(([c, t]) => `'${c}': '${t}'`).join(', ');
       await store.con.run(`INSERT INTO stage_requests SELECT ${STAGE_SELECT} FROM read_json('${stagePath.replace(/'/g, "''")}', format = 'newline_delimited', columns = {${cols}})`);
     } finally {
       stage.close();
@@ -436,7 +463,7 @@ export async function loadSource(
     await store.con.run('DROP TABLE stage_etcd');
     const inp = state.inputs[0];
     const bytes = src.sizeBytes ?? 0;
-    await store.con.run(`INSERT INTO inputs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())`, [
+    await store.con.run(`INSERT INTO inputs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), $10)`, [
       id,
       src.name,
       bytes,
@@ -446,6 +473,8 @@ export async function loadSource(
       inp?.skippedLines ?? 0,
       requests,
       etcdReads,
+      // what the apiserver's own log said of itself (its version, verbosity, trace blocks), for scan --db
+      inp?.apiserverLog === undefined ? null : JSON.stringify(inp.apiserverLog, (_k, x: unknown) => (x instanceof Map ? Object.fromEntries(x) : x)),
     ]);
     if (state.etcdVersions.size > 0) await store.setMeta('etcd_version', [...state.etcdVersions.entries()].sort((a, b) => b[1] - a[1])[0]![0]);
     await store.con.run('COMMIT');
@@ -480,14 +509,17 @@ export async function exportParquet(store: Store, dir: string): Promise<string[]
 /** Rebuilds a ScanState from the store, for `scan --db`: requests as final-stage events, reads as they were. */
 export async function stateFromStore(store: Store, etcdPrefix: string | null, maxGroups?: number): Promise<ScanState> {
   const state = new ScanState(etcdPrefix, null, maxGroups);
-  const inputs = await store.query('SELECT name, lines, audit_events, etcd_entries, skipped_lines FROM inputs ORDER BY loaded_at, name');
-  for (const [name, lines, ev, et, sk] of inputs.rows) {
+  const inputs = await store.query('SELECT name, lines, audit_events, etcd_entries, skipped_lines, apiserver_log FROM inputs ORDER BY loaded_at, name');
+  for (const [name, lines, ev, et, sk, al] of inputs.rows) {
     const i = state.addInput(String(name));
     Object.assign(state.inputs[i]!, { lines: Number(lines), auditEvents: Number(ev), etcdEntries: Number(et), skippedLines: Number(sk) });
+    if (typeof al === 'string') state.inputs[i]!.apiserverLog = apiserverLogStatsOf(al);
   }
   state.beginSegment(state.addInput('(store)'), '(store)');
   for await (const r of store.stream(`SELECT audit_id, stage, level, verb, request_uri, username, user_agent, node, resource, api_group, namespace, name, subresource, code, signature,
-      CAST(epoch_ms(received_at) AS DOUBLE) AS rec, CAST(epoch_ms(stage_at) AS DOUBLE) AS st, returned_items, remaining_items FROM requests ORDER BY received_at, audit_id`)) {
+      CAST(epoch_ms(received_at) AS DOUBLE) AS rec, CAST(epoch_ms(stage_at) AS DOUBLE) AS st, returned_items, remaining_items,
+      source, apf_flow_schema, apf_priority_level, source_ip, traced, observed_etcd FROM requests ORDER BY received_at, audit_id`)) {
+    const log = r.source === null || r.source === undefined ? {} : { evidence: String(r.source) as 'httplog', apfFlowSchema: String(r.apf_flow_schema ?? ''), apfPriorityLevel: String(r.apf_priority_level ?? ''), srcIP: String(r.source_ip ?? ''), traced: r.traced === true, observedEtcd: r.observed_etcd === true };
     state.addAuditEvent({
       auditID: String(r.audit_id),
       stage: 'ResponseComplete',
@@ -512,6 +544,7 @@ export async function stateFromStore(store: Store, etcdPrefix: string | null, ma
       queryKnown: r.signature !== UNKNOWN_SIGNATURE,
       etcdLatencyMs: null,
       apfQueueWaitMs: null,
+      ...log,
     });
   }
   state.endInput(); // counts the segment's held head events; the "(store)" input is left out of the report
@@ -534,4 +567,20 @@ export async function stateFromStore(store: Store, etcdPrefix: string | null, ma
   }
   state.finishPending();
   return state;
+}
+
+/** An input's apiserver-log figures as load stored them (JSON, its maps as objects). */
+function apiserverLogStatsOf(json: string): ApiserverLogStats | undefined {
+  try {
+    const o = JSON.parse(json) as Record<string, unknown>;
+    const st = newApiserverLogStats();
+    for (const k of Object.keys(st) as Array<keyof ApiserverLogStats>) {
+      const x = o[k];
+      if (typeof st[k] === 'number' && typeof x === 'number') (st[k] as number) = x;
+      else if (st[k] instanceof Map && x !== null && typeof x === 'object') for (const [a, n] of Object.entries(x)) if (typeof n === 'number') (st[k] as Map<string, number>).set(a, n);
+    }
+    return st;
+  } catch {
+    return undefined;
+  }
 }
