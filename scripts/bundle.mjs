@@ -9,7 +9,7 @@
 // The CLI's bundle is split where the code imports a module when it needs it (`await import(…)`): the other
 // commands (store, shards, --follow, completion), the table, markdown and HTML renderers, stream-json for JSON
 // documents. Those go in chunks beside it (dist/cli/cli.<hash>.js), loaded when asked for; a scan's start compiles
-// 0.6 MB rather than 0.93 (bench/README.md). test/cli/bundle.test.ts holds the line.
+// 0.6 MB rather than 0.93 (git log -- bench/README.md). test/cli/bundle.test.ts holds the line.
 import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -47,7 +47,7 @@ export function setInterruptBudget(budget: number | null): void {
  * look-back window, the time runs) and recompiled them when a later branch deoptimized them: 621 ms of compiling a
  * 1 GB scan (`--trace-opt`, both isolates), on the two cores the lanes need, for JavaScript that then ran about
  * 40 ms. With the budget they run
- * unoptimized a while longer, and the scan took 11% less CPU and 8.6% less time (bench/README.md); a gzip scan,
+ * unoptimized a while longer, and the scan took 11% less CPU and 8.6% less time (git log -- bench/README.md); a gzip scan,
  * whose other core inflates, 7% less CPU and 5.7% less time. Not for `--engine js`, whose per-line JavaScript wants
  * TurboFan early (8% slower with it), nor for one lane of a plain file (TurboFan then has a core of its own: 4%
  * slower with it), `load` or the other commands. */

@@ -1,7 +1,7 @@
 // The CLI's bundle (scripts/bundle.mjs) as a scan's start loads it: the entry and the chunks it imports statically.
 // The other commands, the renderers a scan may not need and stream-json are in chunks loaded when asked for; a
 // static import of any of them from the scan's side would put it back in every start's compile (0.93 MB against
-// 0.6: bench/README.md). Reads dist/, which `npm test` builds first.
+// 0.6: git log -- bench/README.md). Reads dist/, which `npm test` builds first.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -17,7 +17,7 @@
 // ring of u32 entry indices per state. The table is made at once for a full ring and the pool's first open
 // requests, and needs no clearing: grow() hands out memory nothing has used, which is zero (a table grown and
 // cleared from 2,048 slots wrote 4 MB a lane on the bench log, where a page's first touch costs 12-18 us:
-// bench/README.md). All of it grows with the IDs a segment holds at once (at most recentCap + the host's
+// git log -- bench/README.md). All of it grows with the IDs a segment holds at once (at most recentCap + the host's
 // open requests), never with the log. Per new final-stage ID of a full ring: the table's slot, the oldest entry
 // and its slot, about three cache lines (the entries and their bytes apart, and probes reading entries, made six).
 
