@@ -63,7 +63,7 @@ const config = {
   main: join(WORK, 'main.cjs'),
   output: join(WORK, 'sea-prep.blob'),
   disableExperimentalSEAWarning: true,
-  // V8's code cache for the bundle: the binary starts faster (README "Install" gives the figures)
+  // V8's code cache for the bundle: the binary starts faster (docs/performance.md)
   useCodeCache: true,
   assets: {
     'engine.wasm': join(ROOT, 'dist/decode/engine/engine.wasm'),

@@ -1,5 +1,5 @@
 # Runs `audit-scan partial --manifest M --shard i/N` as the tasks of a Dask distributed cluster of 2 worker
-# processes (issue 24; README "Beyond one machine"), one task a shard, and prints the parts' paths as JSON.
+# processes (issue 24; docs/scale-out.md), one task a shard, and prints the parts' paths as JSON.
 # Usage: python3 dask-shards.py NODE BIN MANIFEST N OUTDIR
 import json
 import subprocess

@@ -68,7 +68,7 @@ function expectSame(ref: { code: number | null; stdout: string; stderr: string }
 // ---------------------------------------------------------------------------------------------------------------
 // The report against the oracle
 
-// The JSON output redacts credential-looking text in every string (README "JSON output"), and redaction may make
+// The JSON output redacts credential-looking text in every string (docs/json-output.md), and redaction may make
 // two strings one. A string that matches this (a superset of every credential pattern, and of what redaction
 // writes, "<redacted…>") is compared as OPAQUE on both sides: it matches before redaction if and only if after.
 const MAYBE_REDACTED = /redacted|eyj|bearer|basic|token|passw|secret|api_?key|sha256~/i;

@@ -1,7 +1,7 @@
 // A reference oracle for the figures of a report that can be stated exactly (issue 26). Deliberately simple and
 // slow: it reads plain audit.k8s.io/v1 Event lines with JSON.parse, one line at a time, and counts. It imports
 // nothing from src/: every rule below is written from the semantics (the Kubernetes audit Event, RequestInfo,
-// Go's url.Values, the README's "JSON output" and "Groups"), and each comment names the place in src where the CLI
+// Go's url.Values, docs/json-output.md and "Groups" in docs/how-it-decides.md), and each comment names the place in src where the CLI
 // implements it (paths under src/ as of 6d1fa0b, after the layers restructure; look a function up by its name).
 //
 // What it computes over one or more inputs (files) read together:
@@ -51,7 +51,7 @@ export interface OracleGroup {
   username: string;
   apiGroup: string;
   resource: string;
-  /** null = cluster-wide, a name when the group saw one namespace, "*" when several (README "JSON output") */
+  /** null = cluster-wide, a name when the group saw one namespace, "*" when several (docs/json-output.md) */
   namespace: string | null;
   namespaces: number;
   selector: string;
@@ -385,7 +385,7 @@ function pathOf(uri: string): Maybe<typeof NO_PATH> {
   return { resource: rest[0]!, apiGroup, namespace, subresource: rest[2] ?? '' };
 }
 
-// The selector shape, for a small grammar only (README "Groups": per-instance values become placeholders, so one
+// The selector shape, for a small grammar only (docs/how-it-decides.md "Groups": per-instance values become placeholders, so one
 // DaemonSet on 64 nodes is one group). Field terms: key=value, key==value, key!=value; label terms the same, and
 // key in (a,b), key notin (a,b); keys and values of [A-Za-z0-9._/-]. Keys are limited to those whose rule is
 // certain: the per-instance ones (a placeholder) and a few that name no instance (null). Anything else is UNKNOWN
@@ -441,7 +441,7 @@ function selectorShape(field: Maybe<string | undefined>, label: Maybe<string | u
   return parts.join(' ');
 }
 
-/** A user with the per-node identity taken out: every kubelet is one user (README "Groups"). */
+/** A user with the per-node identity taken out: every kubelet is one user (docs/how-it-decides.md "Groups"). */
 const userPattern = (u: string): string => (u.startsWith('system:node:') ? 'system:node:<node>' : u);
 
 /** responseStatus.code → its class in a group's codes{}: none, 429, 2xx, 4xx, 5xx, else the number itself. */
@@ -454,7 +454,7 @@ function codeClass(c: number | null): string {
   return String(c);
 }
 
-/** What the report shows for a request with no user agent (README "JSON output", topUserAgents): this + username. */
+/** What the report shows for a request with no user agent (docs/json-output.md, topUserAgents): this + username. */
 export const NO_UA = '(no user agent) ';
 
 interface Read {

@@ -185,7 +185,7 @@ describe('schema', () => {
     await runCli(['load', '--db', f, 'fixtures/audit/seed-vector-requestresponse.jsonl']);
     const t = await sql(f, "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1");
     expect(t.map((x) => `${x.table_name}:${x.table_type}`)).toEqual(['amplification:VIEW', 'etcd_ranges:BASE TABLE', 'inputs:BASE TABLE', 'list_groups:VIEW', 'lists:VIEW', 'meta:BASE TABLE', 'requests:BASE TABLE']);
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const readme = readFileSync(join(ROOT, 'docs/store.md'), 'utf8');
     const cols = await sql(f, "SELECT table_name, column_name FROM information_schema.columns WHERE table_name IN ('requests', 'etcd_ranges') ORDER BY table_name, ordinal_position");
     const undocumented = cols.filter((c) => !readme.includes(`\`${c.column_name}\``)).map((c) => `${c.table_name}.${c.column_name}`);
     expect(undocumented).toEqual([]);

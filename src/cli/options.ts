@@ -65,7 +65,7 @@ export const EXAMPLES = `Examples:
   audit-scan --since 30m --verb list audit.log     # the last 30 minutes' lists
   audit-scan --since 2026-11-30T10:00:00Z --until 2026-11-30T10:15:00Z a.log
 
-Store commands (DuckDB; see README "DuckDB store"):
+Store commands (DuckDB; see docs/store.md):
   audit-scan load audit*.log etcd.log --db incident.duckdb
   audit-scan sql --db incident.duckdb \\
     "SELECT user_agent, count(*) FROM lists GROUP BY 1"

@@ -1,4 +1,4 @@
-/*! --output json: the ScanReport as one JSON document (contract documented in README "JSON output"). */
+/*! --output json: the ScanReport as one JSON document (contract documented in docs/json-output.md). */
 
 import type { ScanReport } from '../analyze/report.js';
 import { redactJson, UNSAFE_IN_JSON } from './text-safety.js';

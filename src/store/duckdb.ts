@@ -24,7 +24,7 @@ import type { InputStats } from '../aggregate/scan-state.js';
 
 export const STORE_SCHEMA_VERSION = 1;
 
-/** The schema, documented in the README ("DuckDB store") and checked by test/store.test.ts. */
+/** The schema, documented in docs/store.md and checked by test/store.test.ts. */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE IF NOT EXISTS inputs (

@@ -55,7 +55,7 @@ export function shardCommand(name: string, commandName = 'audit-scan'): Command 
       .addOption(new Option('--manifest <file>', 'the inputs, one path a line (relative paths from the file’s folder)'))
       .addOption(new Option('--shard <i/N>', 'read the i-th of N equal shares of the inputs’ bytes (1..N); big plain files are cut by byte range'))
       .addOption(new Option('--skip-copies <file>', 'leave out the requests merge --copies found repeated in an earlier input (the second read a scan does)'));
-    p.addHelpText('after', `\nExamples:\n  ${commandName} partial a.log b.log.gz etcd.log > part.json.gz\n  seq 1 8 | xargs -P 8 -I{} sh -c '${commandName} partial --manifest inputs.txt --shard {}/8 > part-{}.json.gz'\n  ${commandName} merge part-*.json.gz\n\nREADME "Beyond one machine": the Kubernetes Indexed Job, Spark, Dask, Argo.\n`);
+    p.addHelpText('after', `\nExamples:\n  ${commandName} partial a.log b.log.gz etcd.log > part.json.gz\n  seq 1 8 | xargs -P 8 -I{} sh -c '${commandName} partial --manifest inputs.txt --shard {}/8 > part-{}.json.gz'\n  ${commandName} merge part-*.json.gz\n\ndocs/scale-out.md: the Kubernetes Indexed Job, Spark, Dask, Argo.\n`);
   } else {
     p.description('Merge partial results into the report one scan of all their inputs gives')
       .argument('[parts...]', 'files written by audit-scan partial')
