@@ -8,7 +8,7 @@ import { namedApiservers, parseClientInputKey, parseStreamKey } from '../aggrega
 import { TimeSeries } from '../aggregate/time-series.js';
 import { gapThresholdMs, humanSeconds } from '../aggregate/gaps.js';
 export type { ImbalanceFinding, RelistLanding } from './findings.js';
-import { streamName, type ImbalanceFinding, type RelistLanding, type RestartFinding, type StormFinding } from './findings.js';
+import { streamName, type GapInference, type ImbalanceFinding, type RelistLanding, type RestartFinding, type StormFinding } from './findings.js';
 
 /** An apiserver's share counts as far below while it is under this fraction of an even share (1/N). */
 export const IMBALANCE_LOW_FRACTION = 0.5;
@@ -37,6 +37,9 @@ export interface ApiserversReport {
     share: number;
     /** when it restarted (the end of each restart's gap) */
     restarts: string[];
+    /** those of `restarts` inferred from a gap alone (its peers kept their rate, its share stayed low after),
+     * with no restart sign of its own in the log */
+    restartsInferred: string[];
     points: Array<[string, number]>;
   }>;
   /** requests of (client, input) pairs past the cap, not counted per client (where clients went is short by them) */
@@ -129,8 +132,26 @@ export interface ApiserverAnalysis {
   method: string;
 }
 
-/** Maps inputs to apiservers, and finds imbalances and stops; adds where relists landed to `storms`. */
-export function analyzeApiservers(state: ScanState, restarts: RestartFinding[], storms: StormFinding[]): ApiserverAnalysis {
+/** The apiservers of a scan and what their analysis reads, built once from the scan's series: the restart rule
+ * asks it whether a pause was a restart (inferRestart), and analyzeApiservers reads it after. */
+export interface ApiserverPool {
+  servers: Server[];
+  /** apiservers of one kind, whose shares are compared among themselves */
+  kinds: Map<string, Server[]>;
+  /** the requests of each kind's apiservers together, per bucket */
+  totals: Map<string, TimeSeries>;
+  /** the server of each part's label (an input's name, or streamName()) */
+  byLabel: Map<string, Server>;
+  width: number;
+  identified: boolean;
+  clients: ClientIndex;
+  split: number;
+  unnamed: number;
+  renamed: number;
+}
+
+/** Maps inputs (or the apiservers a wrapper names inside one) to apiservers, with their series on one width. */
+export function apiserverPool(state: ScanState): ApiserverPool {
   const byName = new Map<string, Server>();
   const add = (name: string, s: TimeSeries, part: Part): void => {
     let srv = byName.get(name);
@@ -179,24 +200,77 @@ export function analyzeApiservers(state: ScanState, restarts: RestartFinding[], 
   for (const s of servers) s.series.coarsen(width);
   const kinds = new Map<string, Server[]>();
   for (const s of servers) kinds.set(kindOf(s.name), [...(kinds.get(kindOf(s.name)) ?? []), s]);
+  const totals = new Map<string, TimeSeries>();
+  for (const [k, group] of kinds) {
+    const total = new TimeSeries(width, Number.MAX_SAFE_INTEGER);
+    for (const s of group) total.merge(s.series);
+    totals.set(k, total);
+  }
+  const byLabel = new Map<string, Server>();
+  for (const s of servers) for (const p of s.parts) byLabel.set(p.label, s);
   const identified = [...kinds.values()].some((k) => k.length >= 2);
+  return { servers, kinds, totals, byLabel, width, identified, clients: clientIndex(state), split, unnamed, renamed };
+}
+
+/** A pause counts as a restart with no sign of its own when the apiserver's peers kept at least this fraction of
+ * their rate through it (the cluster did not go quiet, nor did every log lose events)… */
+export const PEERS_KEPT_FRACTION = 0.5;
+
+/** Whether the pause [g0, g1] of the part labelled `label` was its apiserver's restart, inferred from the gap: its
+ * peers kept their rate meanwhile (PEERS_KEPT_FRACTION), it had its share before, and after the pause its share
+ * stayed far below an even one for at least IMBALANCE_MIN_MS (clients that reconnected elsewhere and stayed).
+ * A pause whose share comes back (an apiserver drained at its load balancer, then put back) is not one, nor a
+ * stream that ends (no pause: nothing after it), nor a pause of every apiserver at once (log loss, a quiet cluster). */
+export function inferRestart(pool: ApiserverPool, label: string, g0: number, g1: number): GapInference | null {
+  const s = pool.byLabel.get(label);
+  if (s === undefined || !pool.identified) return null;
+  const group = pool.kinds.get(kindOf(s.name))!;
+  if (group.length < 2) return null;
+  const total = pool.totals.get(kindOf(s.name))!;
+  const [poolStart, poolEnd] = spanOf(total);
+  const w = pool.width;
+  // requests per second of the others over whole buckets (sumIn counts every bucket the window touches)
+  const rate = (a: number, b: number): number => {
+    const span = (Math.ceil(b / w) - Math.floor(a / w)) * w;
+    let n = 0;
+    for (const o of group) if (o !== s) n += o.series.sumIn(a, b);
+    return span <= 0 ? 0 : (n * 1000) / span;
+  };
+  const bFrom = Math.max(poolStart, g0 - BEFORE_WINDOW_MS);
+  // the buckets wholly before the pause, so that its own last events do not count as the others'
+  const bTo = Math.floor(g0 / w) * w;
+  if (bTo <= bFrom) return null;
+  const before = rate(bFrom, bTo);
+  const during = rate(Math.ceil(g0 / w) * w, Math.floor(g1 / w) * w);
+  if (before === 0 || during < PEERS_KEPT_FRACTION * before) return null;
+  const allBefore = total.sumIn(bFrom, bTo);
+  const shareBefore = allBefore === 0 ? 0 : s.series.sumIn(bFrom, bTo) / allBefore;
+  const serving = group.filter((o) => o.series.sumIn(bFrom, bTo) > 0).length;
+  if (shareBefore < IMBALANCE_LOW_FRACTION / Math.max(1, serving)) return null;
+  const im = imbalanceAfter(s, group, total, g0, g1, poolEnd, poolStart, poolEnd, pool.clients, () => '');
+  if (im === null) return null;
+  return { peersRateBefore: round2(before), peersRateDuring: round2(during), shareBefore: round2(shareBefore), shareAfter: im.shareAfter, evenShare: im.evenShare, lowSeconds: im.seconds, endedAfterLog: im.endedAfterLog };
+}
+
+/** Finds imbalances and stops; adds where relists landed to `storms`. */
+export function analyzeApiservers(state: ScanState, restarts: RestartFinding[], storms: StormFinding[], pool: ApiserverPool = apiserverPool(state)): ApiserverAnalysis {
+  const { servers, kinds, width, identified, clients, split, unnamed, renamed } = pool;
   const inputName = (i: number): string => state.inputs[i]!.name;
-  const serverOfInput = new Map<string, Server>();
-  for (const s of servers) for (const p of s.parts) serverOfInput.set(p.label, s);
+  const serverOfInput = pool.byLabel;
 
   const findings: Array<ImbalanceFinding | RestartFinding> = [];
   const restartsOf = new Map<Server, Array<[number, number]>>();
+  const inferredOf = new Map<Server, number[]>();
   for (const r of restarts) {
     const s = serverOfInput.get(r.input);
     if (r.kind !== 'apiserver-restart' || s === undefined) continue;
     restartsOf.set(s, [...(restartsOf.get(s) ?? []), [Date.parse(r.start), Date.parse(r.end)]]);
+    if (r.certainty === 'inferred from gap') inferredOf.set(s, [...(inferredOf.get(s) ?? []), Date.parse(r.end)]);
   }
-  const clients = clientIndex(state);
   if (identified) {
-    for (const group of kinds.values()) {
+    for (const [kind, group] of kinds) {
       if (group.length < 2) continue;
-      const total = new TimeSeries(width, Number.MAX_SAFE_INTEGER);
-      for (const s of group) total.merge(s.series);
+      const total = pool.totals.get(kind)!;
       const [poolStart, poolEnd] = spanOf(total);
       for (const s of group) {
         const own = (restartsOf.get(s) ?? []).sort((a, b) => a[0] - b[0]);
@@ -230,6 +304,7 @@ export function analyzeApiservers(state: ScanState, restarts: RestartFinding[], 
         requests: n,
         share: round2(n / (totals.get(kindOf(s.name)) || 1)),
         restarts: (restartsOf.get(s) ?? []).map(([, g1]) => iso(g1)).sort(),
+        restartsInferred: (inferredOf.get(s) ?? []).map(iso).sort(),
         // only where there is something to compare: a lone apiserver's rate is the timeline's
         points: identified ? s.series.points().map(([t, c]) => [iso(t), c] as [string, number]) : [],
       };
@@ -425,6 +500,7 @@ function stoppedFinding(state: ScanState, s: Server, group: Server[], total: Tim
     rejectedInitializing: 0,
     rejectedClients: [],
     signs: ['watches ended before', 'no events until the log ends'],
+    certainty: 'seen',
   };
 }
 

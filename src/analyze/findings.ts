@@ -96,6 +96,20 @@ export interface Finding {
 /** Any finding in findings[]. */
 export type AnyFinding = Finding | RestartFinding | StormFinding | TokenFinding | ImbalanceFinding;
 
+/** What says a pause of one apiserver was its restart, when nothing else in the log does. */
+export interface GapInference {
+  /** the other apiservers' requests per second in the 10 minutes before the pause, and during it */
+  peersRateBefore: number;
+  peersRateDuring: number;
+  /** its share in the 10 minutes before, and from the pause's end while it stayed low */
+  shareBefore: number;
+  shareAfter: number;
+  evenShare: number;
+  /** how long the share stayed low after the pause, in seconds */
+  lowSeconds: number;
+  endedAfterLog: boolean;
+}
+
 /** "vector/0.34.0 (linux)" → "vector"; falls back to the username. */
 export function clientName(userAgent: string, username: string): string {
   const m = /^[^/\s]+/.exec(userAgent.trim());
@@ -129,8 +143,13 @@ export interface RestartFinding {
   rejectedClients: Array<{ client: string; requests: number }>;
   /** audit-gap only, when an input had several quiet spells: each of them (start, end, gapSeconds are the first) */
   gaps?: Array<{ start: string; end: string; seconds: number }>;
-  /** what says the apiserver restarted: 'relist burst after', 'watches ended before', 'identity lease created', 'identity lease taken over' */
+  /** what says the apiserver restarted: 'relist burst after', 'watches ended before', 'identity lease created', 'identity lease taken over', 'inferred from gap' */
   signs: string[];
+  /** apiserver-restart: 'seen' when the log shows a sign of the restart itself, 'inferred from gap' when only the
+   * pause says so (its peers kept their rate, its share stayed low after: `inferred`); audit-gap: null */
+  certainty: 'seen' | 'inferred from gap' | null;
+  /** 'inferred from gap' only: the figures it was inferred from */
+  inferred?: GapInference;
   /** why it matters, from how the apiserver works (postmortem.ts) */
   why?: string;
 }

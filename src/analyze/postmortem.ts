@@ -295,7 +295,7 @@ export function incidentOf(findings: AnyFinding[], count: (n: number) => string)
         for (const g of r.gaps) out.push({ start: g.start, end: g.end, kind: r.kind, what: `no audit events in ${r.input} for ${humanSeconds(g.seconds)}` });
         continue;
       }
-      out.push({ start: r.start, end: r.end, kind: r.kind, what: r.kind === 'apiserver-restart' ? `apiserver restart seen in ${r.input} (${r.signs.join(', ')})` : `no audit events in ${r.input} for ${humanSeconds(r.gapSeconds)}` });
+      out.push({ start: r.start, end: r.end, kind: r.kind, what: r.kind === 'apiserver-restart' ? (r.certainty === 'inferred from gap' ? `apiserver restart inferred from a gap in ${r.input} (its peers went on, its share stayed low after)` : `apiserver restart seen in ${r.input} (${r.signs.join(', ')})`) : `no audit events in ${r.input} for ${humanSeconds(r.gapSeconds)}` });
     } else if (f.kind === 'list-storm') {
       const st = f as StormFinding;
       out.push({ start: st.start, end: st.end, kind: st.kind, what: `${count(st.requests)} ${st.resource} lists, peak ${st.peakPerSecond}/s, ${st.etcdShare === null ? 'served from an unknown mix' : st.etcdShare >= 0.5 ? `${Math.round(st.etcdShare * 100)}% from etcd` : 'from the watch cache'}` });

@@ -16,7 +16,7 @@ import { clientName, type AnyFinding, type EtcdRangeReport, type FigureSource, t
 import { etcdEvidence, fixMovesToCache, incidentOf, methodOf, summaryOf, whatIfPlanner, whyOf, type Evidence, type IncidentEvent, type Method, type Summary, type WhatIf } from './postmortem.js';
 import { buildTimeline, findRestarts, findStorms, findTokenWaves, type RestartFinding, type StormFinding, type Timeline, type TokenFinding } from './time-analysis.js';
 import type { Redactor } from './redact.js';
-import { analyzeApiservers, type ApiserversReport, type ImbalanceFinding } from './apiservers.js';
+import { analyzeApiservers, apiserverPool, inferRestart, type ApiserversReport, type ImbalanceFinding } from './apiservers.js';
 import { formatKubeVersion, inferKubeVersion, parseKubeVersion, type AssumedVersion, type KubeVersion } from '../model/kube-version.js';
 import { formatTimestamp } from '../decode/time.js';
 import { metricsFacts, type ListDelta, type MetricsDump, type MetricsFacts } from './metrics.js';
@@ -331,7 +331,8 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   watchRequests += state.groups.overflow.requests.get('watch') ?? 0;
   // Restarts once, for the verdicts (1.34+ continue pages after one) and for the findings below.
   const restartEnds = new Map<number, number[]>();
-  const restarts = findRestarts(state, restartEnds);
+  const pool = apiserverPool(state);
+  const restarts = findRestarts(state, restartEnds, (label, from, to) => inferRestart(pool, label, from, to));
   const windows = restartWindows(state, assumed.version, restartEnds);
   for (const g of state.groups.groups.values()) {
     const r = reportGroup(g, serving, etcdAggs, state, clusterNodes, o, windows, facts);
@@ -440,7 +441,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   };
   const slowDisk = etcdSlowFinding(etcdContext);
   const storms = findStorms(state, index);
-  const apiservers = analyzeApiservers(state, restarts, storms);
+  const apiservers = analyzeApiservers(state, restarts, storms, pool);
   const findings: ScanReport['findings'] = [
     ...buildFindings(head, lists, gets, etcdRanges, assumed.version, groupOf, etcdContext),
     ...(slowDisk ? [slowDisk] : []),

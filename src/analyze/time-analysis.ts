@@ -7,7 +7,7 @@ import { TimeSeries, lowerBound, maxIn, medianWithZeros, sortedBuckets, squeezeS
 import { parseMarkKey, type ReadGroup } from '../aggregate/read-groups.js';
 export type { RestartFinding, StormClient, StormFinding, TokenFinding, Wave } from './findings.js';
 export { streamName } from './findings.js';
-import { clientName, streamName, type GroupReport, type RelistLanding, type RestartFinding, type StormClient, type StormFinding, type TokenFinding, type Wave } from './findings.js';
+import { clientName, streamName, type GapInference, type GroupReport, type RelistLanding, type RestartFinding, type StormClient, type StormFinding, type TokenFinding, type Wave } from './findings.js';
 import { ADAPTIVE_GAP_FACTOR, gapThresholdMs, humanSeconds, medianSpacingMs, MIN_GAP_MS } from '../aggregate/gaps.js';
 
 /** The defaults that define a storm and a wave; documented in the README. */
@@ -24,6 +24,7 @@ export const DEFAULT_TOKEN_TTL_S = 3607;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const round1 = (x: number): number => Math.round(x * 10) / 10;
+const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
 export interface Timeline {
   bucketSeconds: number;
@@ -60,7 +61,7 @@ function runs(indices: number[], joinBuckets: number): Array<[number, number]> {
 
 /** Restarts: pauses in an input's stream (≥ its own gap threshold, gaps.ts), with the lists after, the watches
  * that ended before and the identity lease; and identity-lease takeovers with no pause around them. */
-export function findRestarts(state: ScanState, ends?: Map<number, number[]>): RestartFinding[] {
+export function findRestarts(state: ScanState, ends?: Map<number, number[]>, infer?: (label: string, from: number, to: number) => GapInference | null): RestartFinding[] {
   const out: RestartFinding[] = [];
   const flag = state.timeOptions.gapMs;
   // An input whose wrapper names two apiservers or more (one CloudWatch export of several streams) is read per
@@ -118,6 +119,9 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
       if (relist) found.push('relist burst after');
       if (closed >= 5) found.push('watches ended before');
       found.push(...leaseSigns);
+      // No sign of its own: the pause may still be a restart, told by its peers going on and its share after.
+      const inferred = found.length === 0 && gap && infer !== undefined ? infer(name, from, to) : null;
+      if (inferred !== null) found.push('inferred from gap');
       const gapS = round1((to - from) / 1000);
       const restart = found.length > 0;
       // A pause with no sign of a restart says only that the stream was quiet: an input too sparse to have a
@@ -130,7 +134,8 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
       const leases = leaseSigns.filter((x) => x.startsWith('identity lease '));
       const others = leaseSigns.filter((x) => !x.startsWith('identity lease '));
       const lease = (leases.length > 0 ? `; the apiserver identity lease was ${leases.map((x) => x.replace('identity lease ', '')).join(' and ')}` : '') + (others.length > 0 ? `; ${others.join('; ')}` : '');
-      if (restart && ends !== undefined && !view.stream) ends.set(idx, [...(ends.get(idx) ?? []), to]);
+      // the verdicts' continue-page window rests on a restart the log shows, never on one inferred from a gap
+      if (restart && inferred === null && ends !== undefined && !view.stream) ends.set(idx, [...(ends.get(idx) ?? []), to]);
       out.push({
         kind: restart ? 'apiserver-restart' : 'audit-gap',
         severity: relist ? 'medium' : 'info',
@@ -139,6 +144,9 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
             (relist ? `, then ${after} ${lw} in the next minute against ${before} in the minute before: clients relisting after an apiserver restart` : restart ? '' : '; no relist burst after it (log loss, or an idle apiserver)') +
             (closed > 0 ? `; ${closed} watches ended in the 10 s before` : '') +
             lease +
+            (inferred === null
+              ? ''
+              : `, while the other apiservers kept their rate (${inferred.peersRateBefore}/s in the 10 minutes before, ${inferred.peersRateDuring}/s during it), and after it its share stayed at ${pct(inferred.shareAfter)} for ${humanSeconds(inferred.lowSeconds)}${inferred.endedAfterLog ? ', to the end of the log' : ''} (${pct(inferred.shareBefore)} before; an even share is ${pct(inferred.evenShare)}): an apiserver restart inferred from the gap, the log holding no sign of the restart itself (no identity lease, watches ending or relist burst; the audit policy may leave them out)`) +
             rej.text +
             '.'
           : `${name}: an apiserver started at ${iso(from)} (${leaseSigns.join(', ')})` +
@@ -148,8 +156,10 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
             '.',
         fix: relist
           ? 'Relists after a restart are served from the watch cache only once it is ready and only with resourceVersion=0 (or NotOlderThan); clients that relist without resourceVersion hit etcd all at once. Stagger restarts across apiservers, and queue heavy listers with APF.'
-          : restart
-            ? 'An apiserver restarted; check why (OOM kill, liveness probe, upgrade) in its pod events and logs.'
+          : inferred !== null
+            ? 'Confirm the restart in the apiserver pod’s events and restart count (kubectl -n kube-system describe pod kube-apiserver-…), then check why (OOM kill, liveness probe, upgrade); to see restarts in the audit log itself, keep the coordination.k8s.io leases in the kube-system namespace at Metadata level in the audit policy.'
+            : restart
+              ? 'An apiserver restarted; check why (OOM kill, liveness probe, upgrade) in its pod events and logs.'
             : 'Check the audit backend for dropped events (apiserver_audit_error_total, log rotation) if the apiserver did not restart.',
         input: name,
         start: iso(from),
@@ -163,6 +173,8 @@ export function findRestarts(state: ScanState, ends?: Map<number, number[]>): Re
         rejectedInitializing: rej.init,
         rejectedClients: rej.clients,
         signs: found,
+        certainty: inferred !== null ? 'inferred from gap' : restart ? 'seen' : null,
+        ...(inferred !== null ? { inferred } : {}),
       });
     };
     // Stryker disable next-line ArrayDeclaration: a stand-in string holds no gap ('S' − 't' is no length)
@@ -223,6 +235,7 @@ function quietFinding(name: string, gaps: Array<[number, number]>, threshold: nu
     rejectedInitializing: 0,
     rejectedClients: [],
     signs: [],
+    certainty: null,
     ...(sorted.length > 1 ? { gaps: sorted.map(([a, b]) => ({ start: iso(a), end: iso(b), seconds: round1((b - a) / 1000) })) } : {}),
   };
 }

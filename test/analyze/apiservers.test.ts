@@ -200,6 +200,103 @@ describe('apiserver imbalance after a restart', () => {
   });
 });
 
+// Issue 46 #1: the restart leaves no sign of its own in the log (a policy that omits leases and watches, no relist
+// burst), only its silence. a stops for 40 s (600–640 s) while b and c go on; its 10 clients move to b and c.
+describe('a restart inferred from a gap', () => {
+  /** balanced 0–600 s; a silent [600, 640); its clients on b and c from 600 s on, or back on a from `backS`. */
+  function silent(opts: { backS?: number; endS?: number } = {}): string[][] {
+    const endS = opts.endS ?? 1540;
+    const backS = opts.backS ?? endS;
+    const out: string[][] = [[], [], []];
+    gets(out, (i) => i % 3, 0, 600);
+    gets(out, moved, 600, backS);
+    gets(out, (i) => i % 3, backS, endS);
+    for (let s = 640; s < endS; s++) out[A]!.push(probe(s));
+    return out;
+  }
+
+  it('a silence while the others keep their rate, then a lasting low share: a restart, inferred, and the imbalance with its fix', async () => {
+    const r = await scan(write(silent()));
+    const restarts = ofKind(r, 'apiserver-restart');
+    expect(restarts).toHaveLength(1);
+    // a's last get at 599.9 s (client 27 at +0.9 s), its first event after at 640 s (the probe): 40.1 s.
+    // b and c before: 20 gets/s; during: 20 + 10 moved = 30/s. a's share before: 6,000 / 18,000 = 0.33.
+    // After 640 s: a 1 of 31 a second (0.03) for 900 s, to the end of the log at 1,540 s.
+    expect(restarts[0]).toMatchObject({
+      input: expect.stringMatching(/apiserver-a-audit\.log$/),
+      start: at(599.9),
+      end: at(640),
+      gapSeconds: 40.1,
+      signs: ['inferred from gap'],
+      certainty: 'inferred from gap',
+      inferred: { peersRateBefore: 20, peersRateDuring: 30, shareBefore: 0.33, shareAfter: 0.03, evenShare: 0.33, lowSeconds: 900, endedAfterLog: true },
+    });
+    expect(restarts[0].summary).toContain('while the other apiservers kept their rate (20/s in the 10 minutes before, 30/s during it), and after it its share stayed at 3% for 15 min, to the end of the log (33% before; an even share is 33%): an apiserver restart inferred from the gap');
+    expect(ofKind(r, 'audit-gap')).toEqual([]);
+    const [im] = ofKind(r, 'apiserver-imbalance');
+    expect(im).toMatchObject({ apiserver: 'apiserver-a', restartAt: at(640), seconds: 900, shareBefore: 0.33, shareAfter: 0.03, clientsMoved: 10 });
+    expect(im.fix).toContain('--goaway-chance');
+    // a: 6,000 + 900 probes; b and c: 10/s for 1,540 s + 5 moved for 940 s = 15,400 + 4,700 = 20,100
+    expect(r.apiservers.apiservers.map((a: any) => [a.name, a.requests, a.restarts, a.restartsInferred])).toEqual([
+      ['apiserver-a', 6900, [at(640)], [at(640)]],
+      ['apiserver-b', 20100, [], []],
+      ['apiserver-c', 20100, [], []],
+    ]);
+    const md = await runCli(['-o', 'markdown', '--kube-version', '1.30', ...write(silent())]);
+    expect(md.stdout).toContain('apiserver restart inferred from a gap in');
+  });
+
+  it('a seen restart says so: certainty "seen", no inference', async () => {
+    const r = await scan(write(pinned()));
+    expect(ofKind(r, 'apiserver-restart')[0]).toMatchObject({ signs: ['watches ended before'], certainty: 'seen' });
+    expect(ofKind(r, 'apiserver-restart')[0].inferred).toBeUndefined();
+    expect(r.apiservers.apiservers[0].restartsInferred).toEqual([]);
+  });
+
+  it('not for an apiserver drained and put back (its share comes back), nor for one whose share comes back in under 5 minutes', async () => {
+    for (const back of [640, 900]) {
+      const r = await scan(write(silent({ backS: back })));
+      expect(ofKind(r, 'apiserver-restart'), `back at ${back}`).toEqual([]);
+      expect(ofKind(r, 'apiserver-imbalance'), `back at ${back}`).toEqual([]);
+      // the pause is still reported, as a pause
+      expect(ofKind(r, 'audit-gap')[0], `back at ${back}`).toMatchObject({ start: at(599.9), end: at(640), certainty: null });
+    }
+  });
+
+  it('an inferred restart does not open the 1.34+ continue-page window; a seen one does', async () => {
+    // one continue page on a, 10 s after it came back: etcd after a restart the log shows, a snapshot otherwise
+    const page = (s: number) => auditLine({ auditID: `c${seq++}`, verb: 'list', requestURI: '/api/v1/pods?limit=500&continue=abc', objectRef: { resource: 'pods', apiVersion: 'v1' }, ...client(0), requestReceivedTimestamp: at(s), stageTimestamp: at(s) });
+    const reasons = (r: any) => r.listGroups.find((g: any) => g.userAgent.startsWith('app-0/'))?.reasons;
+    const inferred = silent();
+    inferred[A]!.push(page(650));
+    const ri = await scan(write(inferred), ['--kube-version', '1.34']);
+    expect(ofKind(ri, 'apiserver-restart')[0]).toMatchObject({ certainty: 'inferred from gap' });
+    expect(reasons(ri)).toEqual({ 'continue token from cache snapshot (1.34+, if still in history)': 1 });
+    // (pinned() has client 0's 10 relists of its own, read from cache: only the page's reason is asked about)
+    const seen = pinned();
+    seen[A]!.push(page(670));
+    const rs = await scan(write(seen), ['--kube-version', '1.34']);
+    expect(ofKind(rs, 'apiserver-restart')[0]).toMatchObject({ certainty: 'seen' });
+    expect(reasons(rs)).toMatchObject({ 'continue token within a minute of this apiserver’s restart (1.34+: older than its new cache’s snapshots, so etcd)': 1 });
+  });
+
+  it('not for a stream that simply ends, nor when every apiserver went quiet together', async () => {
+    const ends: string[][] = [[], [], []];
+    gets(ends, (i) => i % 3, 0, 600);
+    gets(ends, moved, 600, 1540);
+    const r = await scan(write(ends));
+    expect(ofKind(r, 'apiserver-restart')).toEqual([]);
+    expect(r.apiservers.apiservers.every((a: any) => a.restarts.length === 0)).toBe(true);
+    // all three silent 600–640 s, then a pinned low: the pause is the whole cluster's (or every log's), not a's
+    const quiet: string[][] = [[], [], []];
+    gets(quiet, (i) => i % 3, 0, 600);
+    gets(quiet, moved, 640, 1540, Array.from({ length: 30 }, (_, i) => i));
+    for (let s = 640; s < 1540; s++) quiet[A]!.push(probe(s));
+    const q = await scan(write(quiet));
+    expect(ofKind(q, 'apiserver-restart')).toEqual([]);
+  });
+});
+
 // One file holding the three apiservers' events, each record naming its apiserver (issue 23): read per apiserver
 // named, the same figures as the three files above.
 describe('apiservers named by the records of one file', () => {

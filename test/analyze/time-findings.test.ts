@@ -107,6 +107,7 @@ describe('gaps and restarts, sentence by sentence', () => {
         rejectedInitializing: 0,
         rejectedClients: [],
         signs: [],
+        certainty: null,
         why: WHY_GAP,
       },
     ]);
@@ -141,6 +142,7 @@ describe('gaps and restarts, sentence by sentence', () => {
       rejectedInitializing: 0,
       rejectedClients: [],
       signs: ['watches ended before'],
+      certainty: 'seen',
       why: WHY_RESTART,
     });
     // a watch that ended 11.9 s before the pause is not counted (the window is 10 s, in whole 1 s buckets)
@@ -192,6 +194,7 @@ describe('gaps and restarts, sentence by sentence', () => {
         rejectedInitializing: 0,
         rejectedClients: [],
         signs: ['identity lease taken over'],
+        certainty: 'seen',
         why: WHY_RESTART,
       },
       expect.objectContaining({ start: at(121_000), signs: ['identity lease taken over'] }),

@@ -188,6 +188,7 @@ describe('restarts', () => {
       rejectedInitializing: 0,
       rejectedClients: [],
       signs: ['relist burst after', 'watches ended before'],
+      certainty: 'seen',
     });
   });
 
