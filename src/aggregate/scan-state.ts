@@ -1546,7 +1546,8 @@ export class ScanState {
     const at = e.receivedMs;
     if (at !== null) {
       const listing = e.verb === 'list' || (e.verb === 'watch' && e.requestURI.includes('sendInitialEvents') && isWatchList(e.verb, e.query ?? parseRequestQuery(e.requestURI), e.code));
-      const watchEnd = e.verb === 'watch' && isTerminalStage(e.stage);
+      // a watch answered with an error (a refused watch-list's 422, a 429) never streamed: no watch ended
+      const watchEnd = e.verb === 'watch' && isTerminalStage(e.stage) && !(e.code !== null && e.code >= 400);
       if (listing) this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);
       if (watchEnd) this.seriesIn(this.time.inputWatchEnds as Map<string | number, TimeSeries>, inputIndex).add(e.stageMs ?? at);
       // Each apiserver's share and where its clients went (apiservers.ts): every request, as the restart rules.

@@ -174,7 +174,10 @@ export interface StormFinding {
   requests: number;
   peakPerSecond: number;
   clients: StormClient[];
+  /** of the storm's lists whose serving is known, the share etcd served; refused reads are known and never etcd's (serving.ts servingMix) */
   etcdShare: number | null;
+  /** the share refused before storage (watch-lists while the server's WatchList gate is off, 429s while its cache initialised): read nothing */
+  refusedShare: number | null;
   beganBeforeLog: boolean;
   endedAfterLog: boolean;
   sparkline: number[];

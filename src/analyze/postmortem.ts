@@ -7,6 +7,7 @@ export type { BeforeAfter, Evidence, WhatIf } from './findings.js';
 import type { AnyFinding, BeforeAfter, EtcdRangeReport, Evidence, Finding, GroupReport, ImbalanceFinding, RestartFinding, StormFinding, TokenFinding, WhatIf } from './findings.js';
 import { TimeSeries } from '../aggregate/time-series.js';
 import { humanSeconds } from '../aggregate/gaps.js';
+import { mixOfShares, servingWords } from './serving.js';
 
 /** Reasons a read went to etcd that the proposed fix (resourceVersion=0, NotOlderThan, an informer) moves to the
  * watch cache. The others (no watch cache for the resource) need another fix, whose effect the log cannot say. */
@@ -298,7 +299,7 @@ export function incidentOf(findings: AnyFinding[], count: (n: number) => string)
       out.push({ start: r.start, end: r.end, kind: r.kind, what: r.kind === 'apiserver-restart' ? (r.certainty === 'inferred from gap' ? `apiserver restart inferred from a gap in ${r.input} (its peers went on, its share stayed low after)` : `apiserver restart seen in ${r.input} (${r.signs.join(', ')})`) : `no audit events in ${r.input} for ${humanSeconds(r.gapSeconds)}` });
     } else if (f.kind === 'list-storm') {
       const st = f as StormFinding;
-      out.push({ start: st.start, end: st.end, kind: st.kind, what: `${count(st.requests)} ${st.resource} lists, peak ${st.peakPerSecond}/s, ${st.etcdShare === null ? 'served from an unknown mix' : st.etcdShare >= 0.5 ? `${Math.round(st.etcdShare * 100)}% from etcd` : 'from the watch cache'}` });
+      out.push({ start: st.start, end: st.end, kind: st.kind, what: `${count(st.requests)} ${st.resource} lists, peak ${st.peakPerSecond}/s, ${servingWords(mixOfShares(st), true)}` });
     } else if (f.kind === 'apiserver-imbalance') {
       const im = f as ImbalanceFinding;
       out.push({ start: im.start, end: im.end, kind: im.kind, what: `${im.apiserver} served ${Math.round(im.shareAfter * 100)}% of the requests after its restart (even share ${Math.round(im.evenShare * 100)}%)` });

@@ -3,7 +3,7 @@
  * time to get read amplification, and writes the findings. Unknown figures stay null; estimates are marked. */
 
 import { formatCount } from '../model/count-format.js';
-import { classifyRead, etcdScopeOf, type ServingOptions, type ServingVerdict } from './serving.js';
+import { classifyRead, etcdScopeOf, etcdShareOf, type ServingOptions, type ServingVerdict } from './serving.js';
 import { parseMarkKey, querySignature, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, type ReadGroup } from '../aggregate/read-groups.js';
 import { NO_UA, resourceKeyOf, type EtcdSlowAgg, type InputStats, type ScanState } from '../aggregate/scan-state.js';
 import { mergeAgg, zapSampledSpans, type EtcdAgg, type ZapSampledSpan } from '../aggregate/etcd-reads.js';
@@ -98,8 +98,8 @@ function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport
   for (const { report: g, raw } of index.values()) {
     const n = Math.round(inWindow(raw.series, from, to, raw.firstMs ?? -Infinity, raw.lastMs ?? Infinity));
     if (n === 0) continue;
-    const known = g.servedFrom.etcd + g.servedFrom.cache;
-    const share = known === 0 ? null : g.servedFrom.etcd / known;
+    // the one rule (serving.ts servingMix): a refused read is known, and never an etcd read
+    const share = etcdShareOf(g.servedFrom);
     if (share !== null) {
       etcd += n * share;
       classified += n;
@@ -1102,12 +1102,14 @@ function buildFindings(
     const who = g.username.length > 0 && g.username !== client ? `${client} (${g.username})` : client;
     const from = g.nodes > 1 ? ` from ${formatCount(g.nodes)} nodes` : '';
     const noRv = g.withoutResourceVersion > 0 ? (g.withoutResourceVersion === g.requests ? ' without resourceVersion' : ` (${formatCount(g.withoutResourceVersion)} without resourceVersion)`) : '';
-    let summary = `${who} sent ${formatCount(g.requests)} ${singular(g.resource)} lists${from}${noRv}; ${formatCount(g.servedFrom.etcd)} were served from etcd`;
+    // refused reads are in the group's requests but read nothing (serving.ts servingMix): said, never counted as etcd's
+    const refused = g.servedFrom.rejected > 0 ? `, ${formatCount(g.servedFrom.rejected)} of them refused before storage (read nothing)` : '';
+    let summary = `${who} sent ${formatCount(g.requests)} ${singular(g.resource)} lists${from}${noRv}${refused}; ${formatCount(g.servedFrom.etcd)} were served from etcd`;
     const est = g.estimated ? ' (estimated)' : '';
     if (g.objectsReadPerRequest !== null && g.amplification !== null && g.objectsReturnedPerRequest !== null) {
       const size = g.bytesReadPerRequest !== null ? ` (${formatBytes(g.bytesReadPerRequest)})` : '';
       const total = g.bytesReadTotal !== null ? `, ${formatBytes(g.bytesReadTotal)} read` : '';
-      summary = `${who} sent ${formatCount(g.requests)} ${singular(g.resource)} lists${from}${noRv}; each read ${formatCount(g.objectsReadPerRequest)} ${g.resource}${size} from etcd to return ~${formatCount(g.objectsReturnedPerRequest)}: ${g.amplification}× amplification${total}${est}`;
+      summary = `${who} sent ${formatCount(g.requests)} ${singular(g.resource)} lists${from}${noRv}${refused}; ${refused ? `the ${formatCount(g.servedFrom.etcd)} served from etcd each read ${formatCount(g.objectsReadPerRequest)} ${g.resource}${size}` : `each read ${formatCount(g.objectsReadPerRequest)} ${g.resource}${size} from etcd`} to return ~${formatCount(g.objectsReturnedPerRequest)}: ${g.amplification}× amplification${total}${est}`;
     } else {
       summary += '; the etcd log does not show how much each read (pass the etcd log or --objects).';
     }

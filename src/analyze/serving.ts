@@ -135,3 +135,86 @@ export function classifyRead(
   }
   return cache(rv === '0' ? 'resourceVersion=0' : 'resourceVersion=N');
 }
+
+/** A group's requests by where they were served (GroupReport.servedFrom). */
+export interface ServedCounts {
+  etcd: number;
+  cache: number;
+  /** refused before storage: a watch-list while the WatchList gate is off, a 429 while the cache initialised
+   * (absent in a report saved before it was counted: none) */
+  rejected?: number;
+  /** the query string was not in the log */
+  unknown: number;
+}
+
+/** How a set of reads was served, as shares of the reads whose serving is known. */
+export interface ServingMix {
+  etcd: number;
+  cache: number;
+  refused: number;
+}
+
+/**
+ * The one rule for "how much went to etcd" (issue 46 #2), used by every finding, the live view and the
+ * postmortem: the share of the reads whose serving is known that etcd served. A read refused before storage is
+ * known (it read nothing) and is never an etcd read; the list a client sends after its watch-list was refused is
+ * a request of its own, with its own verdict, and that is what reaches etcd or the cache. Reads whose query the
+ * log dropped are not known and stay out. null when none is known.
+ */
+export function servingMix(s: ServedCounts): ServingMix | null {
+  const rejected = s.rejected ?? 0;
+  const known = s.etcd + s.cache + rejected;
+  if (known === 0) return null;
+  return { etcd: s.etcd / known, cache: s.cache / known, refused: rejected / known };
+}
+
+/** The etcd share of servingMix, or null. */
+export function etcdShareOf(s: ServedCounts): number | null {
+  return servingMix(s)?.etcd ?? null;
+}
+
+/** Adds `n` requests of a group with the mix `m` to a running weighted mix (a storm, a window). */
+export class MixTally {
+  private etcd = 0;
+  private cache = 0;
+  private refused = 0;
+  private weight = 0;
+  add(m: ServingMix | null, n: number): void {
+    if (m === null) return;
+    this.etcd += n * m.etcd;
+    this.cache += n * m.cache;
+    this.refused += n * m.refused;
+    this.weight += n;
+  }
+  /** the weighted requests etcd served */
+  get etcdRequests(): number {
+    return this.etcd;
+  }
+  mix(): ServingMix | null {
+    if (this.weight === 0) return null;
+    return { etcd: this.etcd / this.weight, cache: this.cache / this.weight, refused: this.refused / this.weight };
+  }
+}
+
+const pct = (x: number): string => `${Math.round(x * 100)}%`;
+
+/** The words for a mix, the same in the storm finding, the postmortem's incident line and the live view:
+ * "80% went to etcd, 20% refused before storage (read nothing)". With nothing refused, the larger of etcd and the
+ * cache alone, as before refusals were counted. */
+export function servingWords(m: ServingMix | null, short = false): string {
+  if (m === null) return short ? 'served from an unknown mix' : 'served from an unknown mix of cache and etcd';
+  const etcd = short ? `${pct(m.etcd)} from etcd` : `${pct(m.etcd)} went to etcd`;
+  const cache = short ? (m.refused === 0 ? 'from the watch cache' : `${pct(m.cache)} from the watch cache`) : `${pct(m.cache)} served from the watch cache (harmless for etcd)`;
+  const refused = short ? `${pct(m.refused)} refused` : `${pct(m.refused)} refused before storage (read nothing)`;
+  if (m.refused === 0) return m.etcd >= 0.5 ? etcd : cache;
+  // largest first; a part that rounds to 0% is left out
+  const parts: Array<[number, string]> = [[m.etcd, etcd], [m.cache, cache], [m.refused, refused]];
+  return parts.filter(([x]) => Math.round(x * 100) > 0).sort((a, b) => b[0] - a[0]).map(([, w]) => w).join(', ');
+}
+
+/** A storm's mix back from its rounded shares (a saved report's too: one written before refusals were counted has no refusedShare). */
+export function mixOfShares(s: { etcdShare: number | null; refusedShare?: number | null }): ServingMix | null {
+  if (s.etcdShare === null) return null;
+  const refused = s.refusedShare ?? 0;
+  return { etcd: s.etcdShare, refused, cache: Math.max(0, 1 - s.etcdShare - refused) };
+}

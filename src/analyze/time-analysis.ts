@@ -7,6 +7,7 @@ import { TimeSeries, lowerBound, maxIn, medianWithZeros, sortedBuckets, squeezeS
 import { parseMarkKey, type ReadGroup } from '../aggregate/read-groups.js';
 export type { RestartFinding, StormClient, StormFinding, TokenFinding, Wave } from './findings.js';
 export { streamName } from './findings.js';
+import { MixTally, servingMix, servingWords } from './serving.js';
 import { clientName, streamName, type GapInference, type GroupReport, type RelistLanding, type RestartFinding, type StormClient, type StormFinding, type TokenFinding, type Wave } from './findings.js';
 import { ADAPTIVE_GAP_FACTOR, gapThresholdMs, humanSeconds, medianSpacingMs, MIN_GAP_MS } from '../aggregate/gaps.js';
 
@@ -298,8 +299,7 @@ export function findStorms(state: ScanState, groups: GroupIndex): StormFinding[]
       if (requests < STORM_MIN_REQUESTS) continue;
       const peak = round1(maxIn(pts, a, b + 1) * perSec);
       const clients: StormClient[] = [];
-      let etcdWeighted = 0;
-      let weight = 0;
+      const tally = new MixTally();
       let plain = false;
       let streamed = false;
       for (const { report: g, raw } of groups.values()) {
@@ -308,18 +308,17 @@ export function findStorms(state: ScanState, groups: GroupIndex): StormFinding[]
         if (n === 0) continue;
         if (g.watchLists > 0) streamed = true;
         if (g.watchLists < g.requests) plain = true;
-        // over the lists whose serving is known: GKE's logs drop the query, so theirs is not
-        const known = g.servedFrom.etcd + g.servedFrom.cache;
-        const share = known > 0 ? g.servedFrom.etcd / known : null;
-        clients.push({ client: clientName(g.userAgent, g.username), userAgent: g.userAgent, username: g.username, requests: n, nodes: g.nodes, etcdShare: share === null ? null : round1(share * 100) / 100 });
-        if (share !== null) {
-          etcdWeighted += n * share;
-          weight += n;
-        }
+        // over the lists whose serving is known (GKE's logs drop the query, so theirs is not), refusals included
+        const mix = servingMix(g.servedFrom);
+        clients.push({ client: clientName(g.userAgent, g.username), userAgent: g.userAgent, username: g.username, requests: n, nodes: g.nodes, etcdShare: mix === null ? null : round1(mix.etcd * 100) / 100 });
+        tally.add(mix, n);
       }
       clients.sort((x, y) => y.requests - x.requests || (x.userAgent < y.userAgent ? -1 : 1));
-      const etcdShare = weight > 0 ? Math.round((etcdWeighted / weight) * 100) / 100 : null;
+      const mix = tally.mix();
+      const etcdShare = mix === null ? null : Math.round(mix.etcd * 100) / 100;
+      const refusedShare = mix === null ? null : Math.round(mix.refused * 100) / 100;
       const toEtcd = etcdShare !== null && etcdShare >= 0.5;
+      const refused = refusedShare !== null && refusedShare >= 0.5;
       const top = clients.slice(0, 3).map((c) => `${c.client}${c.nodes > 1 ? ` (${c.nodes} nodes)` : ''} ${c.requests}`).join(', ');
       const span = round1((toMs - fromMs) / 1000);
       out.push({
@@ -327,12 +326,14 @@ export function findStorms(state: ScanState, groups: GroupIndex): StormFinding[]
         severity: toEtcd ? (peak >= 100 || requests >= 1000 ? 'high' : 'medium') : 'low',
         summary:
           `${requests} ${resource} ${streamed ? (plain ? 'lists and watch-lists' : 'watch-lists') : 'lists'} in ${span} s (${iso(fromMs)} – ${iso(toMs)}), peak ${peak}/s against a usual ${round1(usual)}/s; ` +
-          (etcdShare === null ? 'served from an unknown mix of cache and etcd' : toEtcd ? `${Math.round(etcdShare * 100)}% went to etcd` : `${Math.round((1 - etcdShare) * 100)}% served from the watch cache (harmless for etcd)`) +
+          servingWords(mix) +
           (top ? `. Top: ${top}` : '') +
           (fromMs <= logStart ? '. The log begins inside this storm.' : '.'),
         fix: toEtcd
           ? 'The storm reaches etcd: make these clients list with resourceVersion=0 (watch cache) and spread their restarts; queue them with APF meanwhile.'
-          : 'Served from the watch cache: costs apiserver CPU and memory, not etcd. Spread the clients’ restarts if apiserver CPU suffered.',
+          : refused
+            ? 'Refused before storage: these watch-lists read nothing (the server’s WatchList gate is off: client-go ≥ 0.35 against an older apiserver, as during an upgrade), and each client then sends a plain list, counted as a request of its own with its own verdict. That list is what reaches the cache or etcd. Finish the upgrade, or turn the clients’ watch-list off (KUBE_FEATURE_WatchListClient=false) to save the failed round trip.'
+            : 'Served from the watch cache: costs apiserver CPU and memory, not etcd. Spread the clients’ restarts if apiserver CPU suffered.',
         resource,
         start: iso(fromMs),
         end: iso(toMs),
@@ -340,6 +341,7 @@ export function findStorms(state: ScanState, groups: GroupIndex): StormFinding[]
         peakPerSecond: peak,
         clients: clients.slice(0, 10),
         etcdShare,
+        refusedShare,
         beganBeforeLog: fromMs <= logStart,
         endedAfterLog: toMs >= logEnd,
         sparkline: squeezeSparse(pts, a - 10, b + 11, 60),

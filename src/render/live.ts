@@ -5,6 +5,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { LiveWindow, ScanReport } from '../analyze/report.js';
 import type { StormFinding, TokenFinding } from '../analyze/time-analysis.js';
+import { mixOfShares, servingWords } from '../analyze/serving.js';
 import { formatBytes, formatCount, plural } from './format.js';
 import { cutEnd, drawTable, wrapLines, type Col } from './layout.js';
 import { safeText } from './text-safety.js';
@@ -63,7 +64,7 @@ export function renderLive(r: ScanReport, w: LiveWindow, o: LiveViewOptions): st
   const storms = r.findings.filter((f): f is StormFinding => f.kind === 'list-storm' && Date.parse((f as StormFinding).end) >= from);
   const token = r.findings.find((f): f is TokenFinding => f.kind === 'token-refresh-storm');
   if (storms.length > 0 || token?.nextWaveAt) out.push('');
-  for (const st of storms) line(`Storm: ${formatCount(st.requests)} ${st.resource} lists ${time(st.start)}–${time(st.end)}, peak ${st.peakPerSecond}/s, ${st.etcdShare === null ? 'served from an unknown mix' : st.etcdShare >= 0.5 ? `${pct(st.etcdShare)} from etcd` : 'from the watch cache'}`, c.yellow);
+  for (const st of storms) line(`Storm: ${formatCount(st.requests)} ${st.resource} lists ${time(st.start)}–${time(st.end)}, peak ${st.peakPerSecond}/s, ${servingWords(mixOfShares(st), true)}`, c.yellow);
   if (token?.nextWaveAt) line(`Next TokenRequest wave about ${token.nextWaveAt.slice(0, 19).replace('T', ' ')} UTC (${plural(token.waves.length, 'wave')} so far)`);
   out.push('');
   out.push(c.bold.underline('Findings so far'));

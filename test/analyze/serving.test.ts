@@ -1,6 +1,6 @@
 // The served-from classifier per version band, from DOMAIN.md §1 (cacher.go / delegator.go).
 import { describe, expect, it } from 'vitest';
-import { classifyRead, type ServingOptions } from '../../src/analyze/serving.js';
+import { classifyRead, etcdShareOf, MixTally, mixOfShares, servingMix, servingWords, type ServingOptions } from '../../src/analyze/serving.js';
 import { parseRequestUri } from '../../src/model/request-uri.js';
 import { describeSelectors } from '../../src/model/selector.js';
 import { parseKubeVersion } from '../../src/model/kube-version.js';
@@ -76,5 +76,40 @@ describe('classifyRead', () => {
 
   it('treats a resource with its watch cache disabled as etcd', () => {
     expect(verdict('1.34', 'list', '/api/v1/secrets?resourceVersion=0', { watchCacheDisabled: new Set(['events', 'secrets']) })).toBe('etcd: watch cache disabled for resource');
+  });
+});
+
+// The one rule for "how much went to etcd" (issue 46 #2): refused reads are known, read nothing, never etcd's.
+describe('servingMix and its words', () => {
+  const c = (etcd: number, cache: number, rejected: number, unknown = 0) => ({ etcd, cache, rejected, unknown });
+  const cases: Array<[string, ReturnType<typeof c>, number | null, string, string]> = [
+    ['all etcd', c(10, 0, 0), 1, '100% went to etcd', '100% from etcd'],
+    ['mostly cache', c(3, 7, 0), 0.3, '70% served from the watch cache (harmless for etcd)', 'from the watch cache'],
+    ['all refused', c(0, 0, 200), 0, '100% refused before storage (read nothing)', '100% refused'],
+    ['refused and etcd, even', c(80, 0, 80), 0.5, '50% went to etcd, 50% refused before storage (read nothing)', '50% from etcd, 50% refused'],
+    ['refused, cache and etcd', c(1, 6, 3), 0.1, '60% served from the watch cache (harmless for etcd), 30% refused before storage (read nothing), 10% went to etcd', '60% from the watch cache, 30% refused, 10% from etcd'],
+    ['unknown stays out', c(5, 5, 0, 90), 0.5, '50% went to etcd', '50% from etcd'],
+    ['nothing known', c(0, 0, 0, 7), null, 'served from an unknown mix of cache and etcd', 'served from an unknown mix'],
+  ];
+  it.each(cases)('%s', (_name, counts, share, words, short) => {
+    expect(etcdShareOf(counts)).toBe(share);
+    expect(servingWords(servingMix(counts))).toBe(words);
+    expect(servingWords(servingMix(counts), true)).toBe(short);
+  });
+
+  it('weights groups by their requests; a group with nothing known adds nothing', () => {
+    const t = new MixTally();
+    t.add(servingMix(c(10, 0, 0)), 30); // 30 requests, all etcd
+    t.add(servingMix(c(0, 0, 5)), 10); // 10 refused
+    t.add(servingMix(c(0, 0, 0, 4)), 1000); // unknown: left out
+    expect(t.mix()).toEqual({ etcd: 0.75, cache: 0, refused: 0.25 });
+    expect(t.etcdRequests).toBe(30);
+    expect(new MixTally().mix()).toBeNull();
+  });
+
+  it('reads a storm back from its rounded shares, an older report with no refusedShare as nothing refused', () => {
+    expect(mixOfShares({ etcdShare: 0.5, refusedShare: 0.5 })).toEqual({ etcd: 0.5, cache: 0, refused: 0.5 });
+    expect(mixOfShares({ etcdShare: 0.25 })).toEqual({ etcd: 0.25, cache: 0.75, refused: 0 });
+    expect(mixOfShares({ etcdShare: null, refusedShare: null })).toBeNull();
   });
 });

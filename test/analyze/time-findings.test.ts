@@ -235,6 +235,7 @@ describe('list storms, sentence by sentence', () => {
       peakPerSecond: 20,
       clients: [{ client: 'agent', userAgent: 'agent/1', username: 'system:serviceaccount:ops:agent', requests: 60, nodes: 0, etcdShare: 1 }],
       etcdShare: 1,
+      refusedShare: 0,
       beganBeforeLog: false,
       endedAfterLog: false,
       // the storm's 3 buckets with 10 either side

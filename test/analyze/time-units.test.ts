@@ -114,6 +114,7 @@ describe('list storms in 2 s buckets', () => {
         { client: 'kube-controller-manager', userAgent: 'kube-controller-manager/v1.30.2', username: 'system:kube-controller-manager', requests: 50, nodes: 0, etcdShare: 0 },
       ],
       etcdShare: 0.75,
+      refusedShare: 0,
       beganBeforeLog: false,
       endedAfterLog: false,
       // ten buckets either side: B0+40..B0+64

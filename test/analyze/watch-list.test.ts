@@ -138,6 +138,85 @@ describe('a relist storm written as lists and as watch-lists', () => {
   });
 });
 
+/** makeLog's watch-lists answered `code`, each followed by the reflector's fallback list (resourceVersion `rv`,
+ * limit=500), as client-go 0.35 does against a server whose WatchList gate is off. */
+function skewed(code: 200 | 422, rv: '' | '0'): string {
+  return makeLog('watch-list')
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .flatMap((l) => {
+      const e = JSON.parse(l);
+      if (e.verb !== 'watch') return [l];
+      const base = e.requestURI.replace(/allowWatchBookmarks=true&|&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&timeoutSeconds=300&watch=true/g, '');
+      const fallback = { ...e, auditID: `${e.auditID}-list`, verb: 'list', requestURI: `${base}&limit=500${rv === '' ? '' : `&resourceVersion=${rv}`}` };
+      return [JSON.stringify({ ...e, responseStatus: { metadata: {}, code } }), JSON.stringify(fallback)];
+    })
+    .join('\n') + '\n';
+}
+
+describe('version skew: client-go 0.35 watch-lists against a 1.29 apiserver (issue 46 #2)', () => {
+  it('refused watch-lists read nothing: the storm says so, and never counts them as etcd reads', async () => {
+    // 160 watch-lists logged 200 (a log that keeps them as lists), no fallback: every one refused by the gate
+    const rep = await scan(makeLog('watch-list'), '1.29');
+    expect(group(rep, 'vector')).toMatchObject({ watchLists: 80, servedFrom: { etcd: 0, cache: 0, unknown: 0, rejected: 80 } });
+    const st = stormOf(rep);
+    expect(st).toMatchObject({ requests: 160, etcdShare: 0, refusedShare: 1, severity: 'low' });
+    expect(st.summary).toContain('; 100% refused before storage (read nothing).');
+    expect(st.summary).not.toContain('went to etcd');
+    expect(st.fix).toMatch(/^Refused before storage: these watch-lists read nothing/);
+    expect(st.clients.map((c: any) => [c.client, c.etcdShare])).toEqual([['kubelet', 0], ['vector', 0]]);
+    expect(rep.findings.filter((f: any) => f.kind === 'list-from-etcd' || f.kind === 'etcd-list-amplification')).toEqual([]);
+  });
+
+  it('the fallback list is what reaches etcd: half the storm\'s requests, the refused half read nothing', async () => {
+    // 160 refused watch-lists + 160 fallback lists without resourceVersion (limit=500: etcd on 1.29)
+    const rep = await scan(skewed(200, ''), '1.29');
+    expect(group(rep, 'vector')).toMatchObject({ requests: 160, watchLists: 80, servedFrom: { etcd: 80, cache: 0, unknown: 0, rejected: 80 } });
+    const st = stormOf(rep);
+    expect(st).toMatchObject({ requests: 320, etcdShare: 0.5, refusedShare: 0.5 });
+    expect(st.summary).toContain('; 50% went to etcd, 50% refused before storage (read nothing).');
+    expect(st.fix).toMatch(/^The storm reaches etcd/);
+    const f = rep.findings.find((x: any) => x.kind === 'list-from-etcd' && x.client === 'vector');
+    expect(f).toMatchObject({ requests: 160, etcdRequests: 80 });
+    expect(f.summary).toContain('sent 160 pod lists from 80 nodes without resourceVersion, 80 of them refused before storage (read nothing); 80 were served from etcd');
+    // with resourceVersion=0 the fallback is the watch cache's: nothing of the storm reached etcd
+    const rv0 = stormOf(await scan(skewed(200, '0'), '1.29'));
+    expect(rv0).toMatchObject({ requests: 320, etcdShare: 0, refusedShare: 0.5 });
+    expect(rv0.summary).toContain('; 50% served from the watch cache (harmless for etcd), 50% refused before storage (read nothing).');
+    // as a real 1.29 answers (422): the watch-lists are watches that never streamed, the storm is the 160 lists
+    const real = await scan(skewed(422, ''), '1.29');
+    expect(real.totals).toMatchObject({ listRequests: 160, watchRequests: 160 });
+    expect(stormOf(real)).toMatchObject({ requests: 160, etcdShare: 1, refusedShare: 0 });
+    expect(stormOf(real).summary).toContain('; 100% went to etcd.');
+  });
+
+  it('the postmortem\'s incident line says the same as the storm', async () => {
+    const r = await runCli(['-o', 'markdown', '--kube-version', '1.29', '-'], skewed(200, ''));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('320 pods lists, peak 40/s, 50% from etcd, 50% refused');
+    const none = await runCli(['-o', 'markdown', '--kube-version', '1.29', '-'], makeLog('watch-list'));
+    expect(none.stdout).toContain('| 160 pods lists, peak 20/s, 100% refused |');
+  });
+
+  it('a watch refused with an error never streamed: it is no watch ending before a pause', async () => {
+    // 10 watches end in the 10 s before a 30 s pause: a restart's sign when they streamed (200), none when refused (422)
+    const pause = (code: number): string => {
+      const evs: string[] = [];
+      for (let t = T0; t <= RESTART_FROM; t += 100) evs.push(line({ t, verb: 'get', uri: '/api/v1/namespaces/a/configmaps/c', user: 'u', ua: 'ctl/1', resource: 'configmaps', namespace: 'a' }));
+      for (let i = 0; i < 10; i++) evs.push(line({ t: RESTART_FROM - 5_000 + i, verb: 'watch', uri: '/api/v1/pods?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true', user: 'u', ua: 'informer/0.35', code }));
+      for (let t = RESTART_TO; t <= T0 + 10 * 60_000; t += 100) evs.push(line({ t, verb: 'get', uri: '/api/v1/namespaces/a/configmaps/c', user: 'u', ua: 'ctl/1', resource: 'configmaps', namespace: 'a' }));
+      return evs.sort((a, b) => Date.parse(JSON.parse(a).stageTimestamp) - Date.parse(JSON.parse(b).stageTimestamp)).join('\n') + '\n';
+    };
+    for (const engine of ['wasm', 'js']) {
+      const streamed = await runCli(['-o', 'json', '--kube-version', '1.34', '--engine', engine, '-'], pause(200));
+      expect(restartOf(JSON.parse(streamed.stdout)), engine).toMatchObject({ watchesClosedBefore: 10, signs: ['watches ended before'] });
+      const refused = JSON.parse((await runCli(['-o', 'json', '--kube-version', '1.29', '--engine', engine, '-'], pause(422))).stdout);
+      expect(restartOf(refused), engine).toBeUndefined();
+      expect(refused.findings.find((f: any) => f.kind === 'audit-gap'), engine).toMatchObject({ watchesClosedBefore: 0 });
+    }
+  });
+});
+
 describe('the watch cache starting up after a restart (1.31+)', () => {
   it('counts the 429s per client, not as reads; a limit-without-selector list in that window read etcd', async () => {
     const rep = await scan(makeLog('watch-list', { init429: true }), '1.34');

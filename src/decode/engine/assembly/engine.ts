@@ -1953,7 +1953,8 @@ function classify(r: usize): i32 {
   const code = load<i32>(r + (<usize>R_CODE << 2));
   const sie = (load<i32>(r + (<usize>R_FLAGS << 2)) & 4) != 0;
   const listing = verb == ID_LIST || (verb == ID_WATCH && sie && code != 400 && code != 422);
-  return 1 | (isRead && (sub < 0 || sub == ID_EMPTY) ? 2 : 0) | (listing ? 4 : 0) | (verb == ID_WATCH ? 8 : 0);
+  // a watch answered with an error (a refused watch-list's 422, a 429) never streamed: no watch ended (scan-state.ts)
+  return 1 | (isRead && (sub < 0 || sub == ID_EMPTY) ? 2 : 0) | (listing ? 4 : 0) | (verb == ID_WATCH && code < 400 ? 8 : 0);
 }
 
 /** true when the record's auditID is ASCII, or absent. */
