@@ -2,7 +2,8 @@
 // parts must be byte-equal to `audit-scan -o json` over all the inputs, for any number of shards and any cut.
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { closeSync, copyFileSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -214,3 +215,134 @@ describe('partial and merge (issue 24)', () => {
     }
   }, 20_000);
 });
+
+/** A watch cache (re)initialising after a restart (1.31+): 429s, then answered lists with a limit and no selector
+ * (the marks a group keeps per input, renumbered when parts made apart merge). */
+function initLog(): string {
+  const ev = (i: number, code: number, uri: string): string =>
+    JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: `init-${i}`, stage: 'ResponseComplete', requestURI: uri, verb: 'list', user: { username: 'system:serviceaccount:a:b' }, userAgent: 'agent/2', objectRef: { resource: 'pods', apiVersion: 'v1' }, responseStatus: code === 429 ? { code, message: 'storage is (re)initializing', reason: 'TooManyRequests' } : { code }, requestReceivedTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), stageTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i, 5)).toISOString() });
+  const lines = [];
+  for (let i = 0; i < 40; i++) lines.push(ev(i, i % 2 === 0 ? 429 : 200, i % 2 === 0 ? '/api/v1/pods?fieldSelector=spec.nodeName%3Dn' : '/api/v1/pods?limit=500'));
+  const p = join(TMP, 'init.log');
+  writeFileSync(p, lines.join('\n') + '\n');
+  return p;
+}
+
+/** A CloudWatch export naming two apiservers inside one input (its log streams): the first 300 events of each demo
+ * apiserver's log, one stream each. */
+function twoStreams(): string {
+  const lines = (b: Buffer) => b.toString('utf8').split('\n').filter((l) => l.startsWith('{')).slice(0, 300);
+  const a = lines(gunzipSync(readFileSync(join(ROOT, 'fixtures/demo/apiserver-a-audit.log.gz'))));
+  const b = lines(readFileSync(join(ROOT, 'fixtures/demo/apiserver-b-audit.log')));
+  const events = [...a.map((m) => ['a', m]), ...b.map((m) => ['b', m])].map(([k, m], n) => {
+    // requests of their own (not copies of the demo's): their own audit IDs
+    const e = JSON.parse(m!) as { stageTimestamp: string; auditID: string };
+    const t = Date.parse(e.stageTimestamp);
+    return { logStreamName: `kube-apiserver-audit-${k}`, timestamp: t, message: JSON.stringify({ ...e, auditID: `eks-${e.auditID}` }), ingestionTime: t + 1000, eventId: String(n) };
+  });
+  const p = join(TMP, 'eks-two-streams.json');
+  writeFileSync(p, JSON.stringify({ events, searchedLogStreams: [] }, null, 1) + '\n');
+  return p;
+}
+
+const sha256 = (f: string): string => createHash('sha256').update(readFileSync(f.startsWith('/') ? f : join(ROOT, f))).digest('hex');
+
+// Issue 46 #3: each apiserver node scans its own log (`audit-scan partial audit.log > node-a.part`) with no manifest
+// shared between machines; merge orders the inputs canonically, by the SHA-256 of each one's bytes.
+describe('parts made apart, one process per input (issue 46 #3)', () => {
+  const inputs = (): string[] => [
+    'fixtures/demo/apiserver-a-audit.log.gz',
+    'fixtures/demo/apiserver-b-audit.log',
+    'fixtures/demo/etcd-master-1.log',
+    twoStreams(), // apiservers named inside one input (CloudWatch log streams)
+    'fixtures/apiserver-log/seed/apiserver-1.28-v2.log', // the apiserver's own log
+    initLog(),
+    ...generatedCorpus(), // a request cut across two files; the version evidence in one file only
+  ];
+
+  it('merge in any order gives, byte for byte, one scan of the inputs ordered by the SHA-256 of their bytes', async () => {
+    const files = inputs();
+    const extra = ['--syslog-year', '2026', '--kube-version', '1.31', '--etcd-version', '3.5.15'];
+    const parts = files.map((_, i) => join(TMP, `apart-${i}.part`));
+    // one `partial` process a part, each on its own input: no manifest, no --shard
+    // (audit and the apiserver's own log among the parts: --beside-audit keeps the log's requests as the audit's
+    // evidence, as one scan of both does)
+    const make = (more: string[]) => Promise.all(files.map((f, i) => partial([...extra, ...more, f.startsWith('/') ? f : join(ROOT, f)], parts[i]!)));
+    for (const r of await make([])) expect(r.code, r.stderr).toBe(0);
+    const counted = await spawnCli(['merge', '-o', 'json', ...parts]);
+    expect(counted.code).toBe(2);
+    expect(counted.stderr).toContain("merge: the parts hold audit events and the apiserver's own log (");
+    expect(counted.stderr).toContain('Make every part again with partial --beside-audit');
+    for (const r of await make(['--beside-audit'])) expect(r.code, r.stderr).toBe(0);
+    const canonical = [...files].sort((a, b) => (sha256(a) < sha256(b) ? -1 : 1));
+    const want = await scanJson(canonical, extra);
+    // the 429 marks, the named apiservers and the apiserver's own log are in the report, so their inputs' numbers are
+    const w = JSON.parse(want) as { listGroups: Array<{ userAgent: string; reasons: Record<string, number> }> };
+    // (the cache's start-up window is per input: TimeState.initRejects)
+    expect((JSON.parse(want) as { apiservers: { apiservers: Array<{ name: string }> } }).apiservers.apiservers.map((x) => x.name)).toEqual(expect.arrayContaining(['kube-apiserver-audit-a', 'kube-apiserver-audit-b']));
+    expect(w.listGroups.find((g) => g.userAgent === 'agent/2')?.reasons).toMatchObject({ 'limit without selector while the watch cache (re)initialised after a restart (1.31+: delegated to etcd)': 19 });
+    for (const seed of [1, 2, 3]) {
+      const m = await spawnCli(['merge', '-o', 'json', ...shuffled(parts, seed)]);
+      expect(m.code, m.stderr).toBe(0);
+      expect(m.stderr).toContain(`merge: ${files.length} lists of inputs, made apart: their inputs are merged in canonical order, by the SHA-256 of each one's bytes`);
+      expect(m.stdout).toBe(want);
+    }
+  }, 90_000);
+
+  it('a list split into shards merges with parts made apart: the report\'s input order is the one scan\'s', async () => {
+    const [a, b, ...rest] = ['fixtures/demo/apiserver-b-audit.log', 'fixtures/demo/etcd-master-1.log', 'fixtures/demo/apiserver-a-audit.log.gz', initLog()];
+    const manifest = join(TMP, 'mixed.txt');
+    writeFileSync(manifest, [a, b].map((f) => join(ROOT, f!)).join('\n') + '\n');
+    const shards = [1, 2, 3].map((i) => join(TMP, `mixed-shard-${i}.part`));
+    const alone = rest.map((_, i) => join(TMP, `mixed-alone-${i}.part`));
+    const runs = await Promise.all([
+      ...shards.map((p, i) => partial(['--manifest', manifest, '--shard', `${i + 1}/3`], p, { AUDIT_SCAN_SHARD_SEED: '4' })),
+      ...rest.map((f, i) => partial([f!.startsWith('/') ? f! : join(ROOT, f!)], alone[i]!)),
+    ]);
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const m = await spawnCli(['merge', '-o', 'json', ...shuffled([...shards, ...alone], 9)]);
+    expect(m.code, m.stderr).toBe(0);
+    const order = (JSON.parse(m.stdout) as { inputs: Array<{ name: string }> }).inputs.map((i) => i.name);
+    expect(order).toHaveLength(4);
+    // the whole inputs in SHA-256 order among themselves
+    const wholes = order.filter((n) => !n.endsWith('apiserver-b-audit.log') && !n.endsWith('etcd-master-1.log'));
+    expect(wholes).toEqual([...wholes].sort((x, y) => (sha256(x) < sha256(y) ? -1 : 1)));
+    expect(m.stdout).toBe(await scanJson(order));
+  }, 60_000);
+
+  it('refuses the same input made into a part twice, and one log read again after it grew', async () => {
+    const dir = join(TMP, 'twice');
+    mkdirSync(join(dir, 'node-a'), { recursive: true });
+    mkdirSync(join(dir, 'node-b'), { recursive: true });
+    const log = readFileSync(join(ROOT, 'fixtures/demo/apiserver-b-audit.log'));
+    writeFileSync(join(dir, 'node-a', 'audit.log'), log.subarray(0, 200_000));
+    writeFileSync(join(dir, 'node-b', 'audit.log'), readFileSync(join(ROOT, 'fixtures/demo/etcd-master-1.log')));
+    const part = (node: string, out: string) => partial([join(dir, node, 'audit.log')], join(dir, out));
+    for (const r of await Promise.all([part('node-a', 'a1.part'), part('node-a', 'a2.part'), part('node-b', 'b.part')])) expect(r.code, r.stderr).toBe(0);
+    // made twice from the same bytes (or the same part given twice): refused, exit 2
+    const twice = await spawnCli(['merge', join(dir, 'a1.part'), join(dir, 'b.part'), join(dir, 'a2.part')]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/a2\.part and .*a1\.part hold the same input .*the same bytes, SHA-256\): one input made into a part twice would count its requests twice/);
+    expect(twice.stdout).toBe('');
+    const same = await spawnCli(['merge', join(dir, 'b.part'), join(dir, 'b.part')]);
+    expect(same.code).toBe(2);
+    // node-a's log grew, and was made into a part again: its first bytes are those of the first part's
+    writeFileSync(join(dir, 'node-a', 'audit.log'), log.subarray(0, 400_000));
+    expect((await part('node-a', 'a3.part')).code).toBe(0);
+    const grown = await spawnCli(['merge', join(dir, 'a1.part'), join(dir, 'a3.part'), join(dir, 'b.part')]);
+    expect(grown.code).toBe(2);
+    expect(grown.stderr).toContain('hold one log twice');
+    expect(grown.stderr).toContain('begin with the same 65536 bytes');
+    expect(grown.stderr).toContain('the same log read twice, or read again after it grew; its requests would count twice');
+    // two nodes' logs at one path and of one size are two inputs, not one read twice
+    writeFileSync(join(dir, 'node-b', 'audit.log'), Buffer.from(log.subarray(200_000, 400_000)));
+    writeFileSync(join(dir, 'node-a', 'audit.log'), log.subarray(0, 200_000));
+    const [ra, rb] = await Promise.all([part('node-a', 'sa.part'), part('node-b', 'sb.part')]);
+    expect(ra.code + rb.code).toBe(0);
+    const both = await spawnCli(['merge', '-o', 'json', join(dir, 'sb.part'), join(dir, 'sa.part')]);
+    expect(both.code, both.stderr).toBe(0);
+    const names = (JSON.parse(both.stdout) as { inputs: Array<{ name: string; lines: number }> }).inputs;
+    expect(names).toHaveLength(2);
+  }, 60_000);
+});
+

@@ -358,6 +358,13 @@ function crossKey(id: string, e: AuditEvent): string {
   return e.evidence === undefined ? id : '\u0001' + id;
 }
 
+/** The input holds the apiserver's own log's requests (httplog lines, traces, timeouts): beside an audit log they
+ * are its evidence, never counted again (TimeOptions.logAsEvidence). */
+export function holdsLogRequests(i: InputStats): boolean {
+  const al = i.apiserverLog;
+  return al !== undefined && al.httplog + al.httplogLegacy + al.requestTraces + al.timeouts > 0;
+}
+
 /** Adds segment counts `b` into input counts `a`. */
 function addInputStats(a: InputStats, b: InputStats): void {
   a.lines += b.lines;

@@ -9,7 +9,7 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { createInterface } from 'node:readline';
-import { ScanState, type SegmentResult, type StateSnapshot, type TimeOptions } from '../aggregate/scan-state.js';
+import { holdsLogRequests, ScanState, type SegmentResult, type StateSnapshot, type TimeOptions } from '../aggregate/scan-state.js';
 import { findCopies, fingerprintTotal, type SkipWindows } from '../aggregate/fingerprint.js';
 import type { FilterSpec } from '../aggregate/filters.js';
 import type { KubeVersion } from '../model/kube-version.js';
@@ -21,12 +21,13 @@ import { InputError, UsageError } from '../model/errors.js';
 import { fromJson, toJson } from './codec.js';
 import type { LineEngine } from '../decode/engine/engine.js';
 import { idTailOf, tailIds } from '../decode/id-keys.js';
+import { relabelSegment, relabelSnapshot } from '../aggregate/relabel.js';
 
 /** The first field of a part's header line. */
 export const PARTIAL_FORMAT = 'audit-scan-partial';
 /** Bumped whenever what a part holds changes shape (a field of SegmentResult or StateSnapshot added, renamed or
  * read differently): a part of another format version is refused, never misread. */
-export const PARTIAL_FORMAT_VERSION = 1;
+export const PARTIAL_FORMAT_VERSION = 2;
 /** The first field of the copies file `merge --copies` writes and `partial --skip-copies` reads. */
 export const COPIES_FORMAT = 'audit-scan-copies';
 
@@ -44,6 +45,8 @@ export interface CountingOptions {
   syslogYear: number | null;
   maxGroups: number;
   maxLineBytes: number | null;
+  /** the apiserver's own log's requests kept as evidence for audit groups (of this part or of others), not counted */
+  besideAudit: boolean;
 }
 
 /** The flag each counting option comes from, for the error that names a difference. */
@@ -60,6 +63,7 @@ const FLAG_OF: Record<keyof CountingOptions, string> = {
   syslogYear: '--syslog-year',
   maxGroups: '--max-groups',
   maxLineBytes: 'AUDIT_SCAN_MAX_LINE_BYTES',
+  besideAudit: '--beside-audit',
 };
 
 /** One input of the list every part was cut from, in scan order. */
@@ -77,7 +81,13 @@ export interface SegmentInfo {
   whole: boolean;
   /** "sha256:<hex>:<bytes>" of the bytes read (the whole file for a whole input, as `load` names inputs) */
   identity: string;
+  /** the piece at byte 0 only: "sha256:<hex>:<bytes>" of the input's first HEAD_BYTES. Two parts made on their own
+   * whose inputs begin alike hold one log twice (or once more after it grew): merge refuses them */
+  head: string | null;
 }
+
+/** The bytes of an input's head identity (SegmentInfo.head). */
+export const HEAD_BYTES = 64 * 1024;
 
 /** What copies of one log under two names leave out, as the single scan's second read leaves it out. */
 export interface CopySpec {
@@ -100,7 +110,7 @@ export interface PartHeader {
   nowMs: number;
   counting: CountingOptions;
   universe: { digest: string; inputs: UniverseInput[]; problems: SourceProblem[] };
-  /** per-second fingerprints were kept (two inputs or more, and no --skip-copies): merge finds copies by them */
+  /** per-second fingerprints were kept (no --skip-copies): merge finds copies by them, across parts made apart too */
   fingerprint: boolean;
   skipCopies: CopySpec | null;
   segments: SegmentInfo[];
@@ -118,7 +128,7 @@ export function countingOf(cfg: {
   maxGroups: number;
   maxLineBytes: number | undefined;
   time: TimeOptions;
-}): CountingOptions {
+}, besideAudit = false): CountingOptions {
   return {
     kubeVersion: cfg.kubeVersion,
     etcdVersion: cfg.etcdVersion,
@@ -132,6 +142,7 @@ export function countingOf(cfg: {
     syslogYear: cfg.time.syslogYear ?? null,
     maxGroups: cfg.maxGroups,
     maxLineBytes: cfg.maxLineBytes ?? null,
+    besideAudit,
   };
 }
 
@@ -259,7 +270,8 @@ export interface PartialRun {
  * aggregates), and the inputs that failed. */
 export async function makePartial(r: PartialRun): Promise<{ lines: string[]; failures: InputFailure[] }> {
   const c = r.counting;
-  const fingerprint = r.skipCopies === null && r.universe.inputs.length > 1;
+  // Kept for one input too: a part made on its own may be merged with others', and copies across them are found so.
+  const fingerprint = r.skipCopies === null;
   const time: TimeOptions = {
     filter: c.filter,
     bucketMs: c.bucketMs,
@@ -268,6 +280,7 @@ export async function makePartial(r: PartialRun): Promise<{ lines: string[]; fai
     syslogYear: c.syslogYear,
     fingerprint,
     ...(r.skipCopies === null ? {} : { skipCopies: r.skipCopies.copies.map((x): [number, SkipWindows] => [x.input, x.skip]) }),
+    ...(c.besideAudit ? { logAsEvidence: true } : {}),
   };
   const state = new ScanState(c.etcdPrefix, null, c.maxGroups, time);
   state.engine = r.engine;
@@ -275,10 +288,12 @@ export async function makePartial(r: PartialRun): Promise<{ lines: string[]; fai
   const segments: SegmentInfo[] = [];
   const lines: string[] = [];
   const failures: InputFailure[] = [];
+  const run = createHash('sha256').update(`${r.universe.digest}\u0000${r.nowMs}\u0000${process.pid}\u0000${JSON.stringify(r.shard)}`).digest('hex').slice(0, 12);
   for (const p of r.pieces) {
     const src = r.sources[p.input]!;
-    // Keys name events without an auditID: unique across every part (input and offset), as a worker's are.
-    const key = `p${p.input}@${p.start}`;
+    // Keys name events without an auditID: unique across every part, those of the same list (input and offset, as
+    // a worker's are) and those made apart from it (the run's own prefix).
+    const key = `p${run}.${p.input}@${p.start}`;
     let result: SegmentResult;
     let identity: string;
     if (p.whole) {
@@ -292,7 +307,8 @@ export async function makePartial(r: PartialRun): Promise<{ lines: string[]; fai
       identity = read.identity;
       if (result.input.error !== null) failures.push({ name: src.name, message: result.input.error });
     }
-    segments.push({ input: p.input, start: p.start, end: p.end, whole: p.whole, identity });
+    const head = p.start === 0 ? await fileIdentity(src.path!, 0, Math.min(HEAD_BYTES, src.sizeBytes!)) : null;
+    segments.push({ input: p.input, start: p.start, end: p.end, whole: p.whole, identity, head });
     // the look-back tail as its IDs, as the part format has always held it
     lines.push(JSON.stringify({ segment: segments.length - 1, result: toJson({ ...result, tail: tailIds(result.tail) }) }));
   }
@@ -407,7 +423,8 @@ export async function readPartHeader(path: string): Promise<PartHeader> {
   return h;
 }
 
-/** Why two parts cannot merge, or null. `a` is the first part's header. */
+/** Why two parts cannot merge, or null. `a` is the first part's header. Parts of two lists of inputs merge (made
+ * apart, each on its own list: mergeParts orders their inputs canonically). */
 export function partDifference(a: PartHeader, b: PartHeader, version: string): string | null {
   if (b.formatVersion !== PARTIAL_FORMAT_VERSION) return `it is of partial format ${b.formatVersion}, and this audit-scan (${version}) reads format ${PARTIAL_FORMAT_VERSION}: write it again with this version`;
   if (b.version !== version) return `it was written by audit-scan ${b.version}, and this is audit-scan ${version}: parts of two versions may count differently; write every part with one version`;
@@ -415,12 +432,6 @@ export function partDifference(a: PartHeader, b: PartHeader, version: string): s
     const x = JSON.stringify(toJson(a.counting[k]));
     const y = JSON.stringify(toJson(b.counting[k]));
     if (x !== y) return `it was counted with other options: ${FLAG_OF[k]} ${describeOption(k, b.counting)} here, ${describeOption(k, a.counting)} in the first part`;
-  }
-  if (a.universe.digest !== b.universe.digest) {
-    const names = new Map(a.universe.inputs.map((i) => [i.name, i.sizeBytes]));
-    const other = b.universe.inputs.find((i) => names.get(i.name) !== i.sizeBytes);
-    const what = other !== undefined ? `${other.name} (${other.sizeBytes} bytes) is not in the first part's list as such` : `its list of inputs is not the first part's (${a.universe.inputs.length} inputs there, ${b.universe.inputs.length} here)`;
-    return `it was cut from another list of inputs: ${what}; every part must come from the same --manifest (or the same INPUTS), with the files unchanged`;
   }
   return null;
 }
@@ -437,6 +448,10 @@ function describeOption(k: keyof CountingOptions, c: CountingOptions): string {
 export interface MergeOutcome {
   state: ScanState;
   header: PartHeader;
+  /** the merged list of inputs, in the order reported: one list's own, or the canonical order of several */
+  universe: PartHeader['universe'];
+  /** the parts came from several lists of inputs, made apart */
+  independent: boolean;
   notes: string[];
   failures: InputFailure[];
   problems: SourceProblem[];
@@ -448,9 +463,108 @@ export interface MergeOutcome {
   holders: Map<string, PartHeader>;
 }
 
+/** The parts cut from one list of inputs (the shards of one --manifest, or a part made on its own) and its pieces
+ * in input order. */
+interface PartList {
+  universe: PartHeader['universe'];
+  pieces: Array<{ part: number; info: SegmentInfo }>;
+}
+
+/** One input of the merged list: where it comes from and what orders it. */
+interface MergedInput {
+  list: number;
+  local: number;
+  name: string;
+  sizeBytes: number;
+  mtimeMs: number | null;
+  /** its identity: the SHA-256 of its bytes when one piece holds it whole (as `load` names an input, as
+   * `sha256sum` prints it), else the SHA-256 of its pieces' identities */
+  key: string;
+  head: string | null;
+}
+
+/** The pieces of one list's parts, checked: the same piece twice is read once (a part given twice, a shard run
+ * twice); any other overlap, or a byte range no part holds, is an error that names the input. */
+function piecesOfList(ks: number[], headers: PartHeader[], paths: string[], keep: boolean[], notes: string[]): PartList {
+  const universe = headers[ks[0]!]!.universe;
+  const byKey = new Map<string, { part: number; info: SegmentInfo }>();
+  // A part made again with --skip-copies wins over the first one of the same pieces.
+  const visit = [...ks].sort((a, b) => Number(headers[a]!.skipCopies === null) - Number(headers[b]!.skipCopies === null) || a - b);
+  for (const k of visit) {
+    const h = headers[k]!;
+    let repeated = 0;
+    let other = -1;
+    for (const s of h.segments) {
+      const had = byKey.get(`${s.input}:${s.start}:${s.end}`);
+      if (had === undefined) continue;
+      if (had.info.identity !== s.identity) throw new InputError(`merge: ${paths[k]}: ${universe.inputs[s.input]!.name}: bytes ${s.start}–${s.end} differ from ${paths[had.part]}'s (${s.identity} there ${had.info.identity}): the file changed between the runs`);
+      repeated++;
+      other = had.part;
+    }
+    if (repeated > 0 && repeated < h.segments.length) throw new InputError(`merge: ${paths[k]}: shares some but not all of its pieces with another part: give parts of one --shard i/N split`);
+    if (repeated > 0 && h.shard === null) {
+      throw new UsageError(`merge: ${paths[k]} and ${paths[other]} hold the same input${h.segments.length > 1 ? 's' : ''} (${h.universe.inputs.map((i) => i.name).join(', ')}; the same bytes, SHA-256): one input made into a part twice would count its requests twice. Give each input's part once`);
+    }
+    if (repeated > 0) {
+      // a shard run twice (a Job pod retried): the same bytes, read once
+      keep[k] = false;
+      notes.push(`audit-scan: merge: ${paths[k]} holds the same pieces as ${paths[other]} (same bytes, SHA-256): counted once, from ${paths[other]}`);
+      continue;
+    }
+    for (const s of h.segments) byKey.set(`${s.input}:${s.start}:${s.end}`, { part: k, info: s });
+  }
+  const pieces = [...byKey.values()].sort((a, b) => a.info.input - b.info.input || a.info.start - b.info.start);
+  universe.inputs.forEach((inp, j) => {
+    let at = 0;
+    for (const { info, part } of pieces.filter((x) => x.info.input === j)) {
+      if (info.start !== at) throw new InputError(`merge: ${inp.name}: ${info.start > at ? `bytes ${at}–${info.start} are in no part` : `${paths[part]} reads bytes ${info.start}–${info.end} that another part read too`}: give every shard of one --shard i/N split`);
+      at = info.end;
+    }
+    if (at !== inp.sizeBytes || (inp.sizeBytes === 0 && !pieces.some((x) => x.info.input === j))) {
+      const shard = headers[ks[0]!]!.shard;
+      // a shard whose files changed before another shard ran sees another list: its part stands alone, and short
+      throw new InputError(`merge: ${inp.name}: ${at === 0 ? 'in no part' : `bytes ${at}–${inp.sizeBytes} are in no part`} (${universe.inputs.length} inputs in the list; ${shard === null ? '' : `parts of ${shard[1]} shards: `}is a shard's part missing?${shard === null ? '' : ' Or did the files change between the shards\' runs? Every shard of one split must see the same files'})`);
+    }
+  });
+  return { universe, pieces };
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The inputs of every list, each list's in its own order; for several lists (parts made apart), in the canonical
+ * order: by identity (MergedInput.key), then name. One log in two lists (inputs that begin with the same bytes) is
+ * refused: counted from both, its requests would count twice. */
+function mergedInputs(lists: PartList[], paths: string[]): MergedInput[] {
+  const out = lists.flatMap((l, li) =>
+    l.universe.inputs.map((inp, j): MergedInput => {
+      const ps = l.pieces.filter((x) => x.info.input === j);
+      const whole = ps.length === 1 && ps[0]!.info.whole;
+      const key = whole ? ps[0]!.info.identity : `sha256-pieces:${createHash('sha256').update(ps.map((x) => x.info.identity).join(',')).digest('hex')}:${inp.sizeBytes}`;
+      return { list: li, local: j, name: inp.name, sizeBytes: inp.sizeBytes, mtimeMs: inp.mtimeMs, key, head: ps.find((x) => x.info.start === 0)?.info.head ?? null };
+    }),
+  );
+  if (lists.length === 1) return out;
+  const partOf = (m: MergedInput): string => paths[lists[m.list]!.pieces.find((x) => x.info.input === m.local)!.part]!;
+  const seen = new Map<string, MergedInput>();
+  for (const m of out) {
+    if (m.sizeBytes === 0 || m.head === null) continue;
+    const had = seen.get(m.head);
+    if (had !== undefined && had.list !== m.list) {
+      const what = had.key === m.key ? 'are the same bytes' : `begin with the same ${Math.min(HEAD_BYTES, m.sizeBytes, had.sizeBytes)} bytes`;
+      throw new UsageError(`merge: ${partOf(m)} and ${partOf(had)} hold one log twice: ${m.name} there and ${had.name} here ${what} (${m.head}): the same log read twice, or read again after it grew; its requests would count twice. Merge one part of each log`);
+    }
+    seen.set(m.head, m);
+  }
+  return out.sort((a, b) => cmp(a.key, b.key) || cmp(a.name, b.name) || a.list - b.list || a.local - b.local);
+}
+
 /** Merges parts into one state, as one scan of their whole input list: checks them, orders their segments,
- * reconciles them in input order and merges the aggregates, then ends the scan (finishPending). One part is
- * held at a time: memory grows with the groups and the requests open at the cuts, not with the requests. */
+ * reconciles them in input order and merges the aggregates, then ends the scan (finishPending). Parts of one list
+ * (the shards of one --manifest) keep its order; parts made apart, each on its own inputs (each apiserver node its
+ * own log), merge in any order into the canonical order of mergedInputs, their input indices renumbered
+ * (relabel.ts). One part is read at a time: memory grows with the groups and the requests open at the cuts, not
+ * with the requests; a segment read before its turn (a part whose inputs the canonical order interleaves with
+ * another's) waits, and holds only its edges. */
 export async function mergeParts(paths: string[], version: string, engine: LineEngine | null = null): Promise<MergeOutcome> {
   if (paths.length === 0) throw new UsageError('merge: no parts given (audit-scan merge part-*.json.gz)');
   const headers: PartHeader[] = [];
@@ -463,45 +577,31 @@ export async function mergeParts(paths: string[], version: string, engine: LineE
     if (d !== null) throw new UsageError(`merge: ${paths[k]}: ${d}`);
   }
   const notes: string[] = [];
-  const universe = first.universe;
-  // Segments: the same one from two parts is read once (a part given twice, a shard run twice); any other
-  // overlap, or a byte range no part holds, is an error that names the input.
-  const byKey = new Map<string, { part: number; info: SegmentInfo }>();
   const keep: boolean[] = headers.map(() => true);
-  // A part made again with --skip-copies wins over the first one of the same pieces.
-  const visit = headers.map((_, k) => k).sort((a, b) => Number(headers[a]!.skipCopies === null) - Number(headers[b]!.skipCopies === null) || a - b);
-  visit.forEach((k) => {
-    const h = headers[k]!;
-    let repeated = 0;
-    let other = -1;
-    for (const s of h.segments) {
-      const key = `${s.input}:${s.start}:${s.end}`;
-      const had = byKey.get(key);
-      if (had === undefined) continue;
-      if (had.info.identity !== s.identity) throw new InputError(`merge: ${paths[k]}: ${universe.inputs[s.input]!.name}: bytes ${s.start}–${s.end} differ from ${paths[had.part]}'s (${s.identity} there ${had.info.identity}): the file changed between the runs`);
-      repeated++;
-      other = had.part;
-    }
-    if (repeated > 0 && repeated < h.segments.length) throw new InputError(`merge: ${paths[k]}: shares some but not all of its pieces with another part: give parts of one --shard i/N split`);
-    if (repeated > 0) {
-      keep[k] = false;
-      notes.push(`audit-scan: merge: ${paths[k]} holds the same pieces as ${paths[other]} (same bytes, SHA-256): counted once, from ${paths[other]}`);
-      return;
-    }
-    for (const s of h.segments) byKey.set(`${s.input}:${s.start}:${s.end}`, { part: k, info: s });
+  // The shards of one split share its list (names and sizes). A part made whole, on its own, is a list of its own
+  // by its bytes too: two apiserver nodes' logs at the same path may have the same size.
+  const byList = new Map<string, number[]>();
+  headers.forEach((h, k) => {
+    const key = h.shard === null ? `${h.universe.digest}\u0000${h.segments.map((x) => x.identity).join(',')}` : h.universe.digest;
+    byList.set(key, [...(byList.get(key) ?? []), k]);
   });
-  const all = [...byKey.values()].sort((a, b) => a.info.input - b.info.input || a.info.start - b.info.start);
-  universe.inputs.forEach((inp, j) => {
-    let at = 0;
-    for (const { info, part } of all.filter((x) => x.info.input === j)) {
-      if (info.start !== at) throw new InputError(`merge: ${inp.name}: ${info.start > at ? `bytes ${at}–${info.start} are in no part` : `${paths[part]} reads bytes ${info.start}–${info.end} that another part read too`}: give every shard of one --shard i/N split`);
-      at = info.end;
-    }
-    if (at !== inp.sizeBytes || (inp.sizeBytes === 0 && !all.some((x) => x.info.input === j))) {
-      const missing = universe.inputs.length;
-      throw new InputError(`merge: ${inp.name}: ${at === 0 ? 'in no part' : `bytes ${at}–${inp.sizeBytes} are in no part`} (${missing} inputs in the list; ${headers[0]!.shard === null ? '' : `parts of ${headers[0]!.shard[1]} shards: `}is a shard's part missing?)`);
-    }
-  });
+  const lists = [...byList.values()].map((ks) => piecesOfList(ks, headers, paths, keep, notes));
+  const independent = lists.length > 1;
+  if (independent) {
+    notes.push(`audit-scan: merge: ${lists.length} lists of inputs, made apart: their inputs are merged in canonical order, by the SHA-256 of each one's bytes (docs/scale-out.md)`);
+    const skipping = headers.findIndex((h, k) => keep[k] && h.skipCopies !== null);
+    if (skipping >= 0) throw new UsageError(`merge: ${paths[skipping]}: made with --skip-copies, which leaves out copies found among one list's inputs; parts of several lists merge only without it`);
+  }
+  const inputs = mergedInputs(lists, paths);
+  const globalOf = lists.map(() => new Map<number, number>());
+  inputs.forEach((m, g) => globalOf[m.list]!.set(m.local, g));
+  const listOfPart = new Map<number, number>();
+  lists.forEach((l, li) => l.pieces.forEach((x) => listOfPart.set(x.part, li)));
+  const listed = inputs.map((m) => ({ name: m.name, sizeBytes: m.sizeBytes, mtimeMs: m.mtimeMs }));
+  const problems = [...new Map(lists.flatMap((l) => l.universe.problems).map((pr): [string, SourceProblem] => [JSON.stringify(pr), pr])).values()];
+  const universe: PartHeader['universe'] = independent
+    ? { digest: `sha256:${createHash('sha256').update(JSON.stringify(listed.map((i) => [i.name, i.sizeBytes]))).digest('hex')}`, inputs: listed, problems }
+    : first.universe;
   // Copies left out by --skip-copies: every part holding a copy's bytes must have left them out the same way.
   const spec = headers.find((h, k) => keep[k] && h.skipCopies !== null)?.skipCopies ?? null;
   if (spec !== null) {
@@ -522,32 +622,55 @@ export async function mergeParts(paths: string[], version: string, engine: LineE
     syslogYear: first.counting.syslogYear,
     fingerprint: spec === null && universe.inputs.length > 1,
     ...(spec === null ? {} : { skipCopies: spec.copies.map((x): [number, SkipWindows] => [x.input, x.skip]) }),
+    ...(first.counting.besideAudit ? { logAsEvidence: true } : {}),
   };
   const state = new ScanState(first.counting.etcdPrefix, null, first.counting.maxGroups, time);
   state.engine = engine;
   for (const inp of universe.inputs) state.addInput(inp.name);
-  // Parts are contiguous runs of the input list (a shard is a share of bytes laid end to end): reconciling part
-  // after part, in the order of their first pieces, is reconciling every segment in input order.
+  // Every piece's turn: input order in the merged list, then bytes.
+  const turns = lists.flatMap((l, li) => l.pieces.map((x) => ({ ...x, input: globalOf[li]!.get(x.info.input)! }))).sort((a, b) => a.input - b.input || a.info.start - b.info.start);
+  const turnOf = new Map<SegmentInfo, number>(turns.map((x, i) => [x.info, i]));
+  // Parts in the order of their first piece's turn: the parts of one list are contiguous runs of it (a shard is a
+  // share of bytes laid end to end), and so is a part made apart, unless the canonical order interleaves its inputs.
+  const firstTurn = (k: number): number => Math.min(...headers[k]!.segments.map((s) => turnOf.get(s)!));
   const order = headers.map((_, k) => k).filter((k) => keep[k] && headers[k]!.segments.length > 0);
-  const firstOf = (k: number): SegmentInfo => headers[k]!.segments[0]!;
-  order.sort((a, b) => firstOf(a).input - firstOf(b).input || firstOf(a).start - firstOf(b).start);
+  order.sort((a, b) => firstTurn(a) - firstTurn(b));
   let next = 0;
+  const waiting = new Map<number, SegmentResult>();
+  const reconcileDue = (): void => {
+    for (let r = waiting.get(next); r !== undefined; r = waiting.get(next)) {
+      waiting.delete(next++);
+      state.reconcile(r);
+    }
+  };
   for (const k of order) {
+    const map = globalOf[listOfPart.get(k)!]!;
+    const to = (i: number): number => map.get(i)!;
     for await (const line of partLines(paths[k]!)) {
       const v = fromJson(JSON.parse(line)) as { segment?: number; result?: SegmentResult; aggregates?: StateSnapshot; format?: string };
       if (v.format !== undefined) continue;
       if (v.result !== undefined) {
-        const info = headers[k]!.segments[v.segment!]!;
-        const want = all[next]!.info;
-        if (want.input !== info.input || want.start !== info.start) throw new InputError(`merge: ${paths[k]}: its pieces interleave with another part's; give the parts of one --shard i/N split`);
-        next++;
-        state.reconcile({ ...v.result, tail: idTailOf(v.result.tail as unknown as string[]) });
+        const turn = turnOf.get(headers[k]!.segments[v.segment!]!);
+        if (turn === undefined) throw new InputError(`merge: ${paths[k]}: a piece its header does not list (segment ${v.segment}): is the part damaged?`);
+        const r = { ...v.result, tail: idTailOf(v.result.tail as unknown as string[]) };
+        waiting.set(turn, independent ? relabelSegment(r, to) : r);
+        reconcileDue();
       } else if (v.aggregates !== undefined) {
-        state.mergeSnapshot(v.aggregates);
+        state.mergeSnapshot(independent ? relabelSnapshot(v.aggregates, to) : v.aggregates);
       }
     }
   }
-  if (next !== all.length) throw new InputError(`merge: a part ended before its last piece (${next} of ${all.length} pieces read): is a part cut short?`);
+  if (next !== turns.length) throw new InputError(`merge: a part ended before its last piece (${next} of ${turns.length} pieces read): is a part cut short?`);
+  // One scan of audit and the apiserver's own log counts the log's requests as evidence for the audit's groups,
+  // never twice (scan.ts reads them again so); a part cannot know what the others hold, so it is told.
+  const audit = state.inputs.some((i) => i.auditEvents > 0);
+  const logs = state.inputs.filter(holdsLogRequests).map((i) => i.name);
+  if (!first.counting.besideAudit && audit && logs.length > 0) {
+    throw new UsageError(`merge: the parts hold audit events and the apiserver's own log (${logs.join(', ')}), whose requests they counted: one scan keeps the log's requests as evidence for the audit's groups, never counting them twice. Make every part again with partial --beside-audit`);
+  }
+  if (first.counting.besideAudit && !audit && logs.length > 0) {
+    throw new UsageError(`merge: the parts were made with --beside-audit, but none holds audit events: the apiserver log's requests (${logs.join(', ')}) were kept as evidence only. Make them again without --beside-audit`);
+  }
   state.finishPending();
   const failures = headers.filter((_, k) => keep[k]).flatMap((h) => h.failures);
   let copies: CopySpec | null = null;
@@ -559,7 +682,7 @@ export async function mergeParts(paths: string[], version: string, engine: LineE
     }
   }
   const holders = new Map(paths.map((p, k): [string, PartHeader] => [p, headers[k]!]).filter((_, k) => keep[k]));
-  return { state, header: first, notes, failures, problems: universe.problems, copies, spec, holders };
+  return { state, header: first, universe, independent, notes, failures, problems, copies, spec, holders };
 }
 
 /** The `partial` command that made part `h` again, leaving out what `copiesFile` says. */

@@ -54,7 +54,8 @@ export function shardCommand(name: string, commandName = 'audit-scan'): Command 
       .argument('[inputs...]', 'files or directories (or --manifest)')
       .addOption(new Option('--manifest <file>', 'the inputs, one path a line (relative paths from the file’s folder)'))
       .addOption(new Option('--shard <i/N>', 'read the i-th of N equal shares of the inputs’ bytes (1..N); big plain files are cut by byte range'))
-      .addOption(new Option('--skip-copies <file>', 'leave out the requests merge --copies found repeated in an earlier input (the second read a scan does)'));
+      .addOption(new Option('--skip-copies <file>', 'leave out the requests merge --copies found repeated in an earlier input (the second read a scan does)'))
+      .addOption(new Option('--beside-audit', 'keep the apiserver’s own log’s requests as evidence for the audit’s groups, as one scan of both does (give it to every part when the parts hold audit and apiserver logs)'));
     p.addHelpText('after', `\nExamples:\n  ${commandName} partial a.log b.log.gz etcd.log > part.json.gz\n  seq 1 8 | xargs -P 8 -I{} sh -c '${commandName} partial --manifest inputs.txt --shard {}/8 > part-{}.json.gz'\n  ${commandName} merge part-*.json.gz\n\ndocs/scale-out.md: the Kubernetes Indexed Job, Spark, Dask, Argo.\n`);
   } else {
     p.description('Merge partial results into the report one scan of all their inputs gives')
@@ -93,7 +94,7 @@ async function runPartial(args: string[], opts: Record<string, unknown>, command
   const seed = seedText !== undefined && /^\d+$/.test(seedText) ? Number(seedText) : null;
   const pieces = await planPieces(sources, shard, seed);
   const engine = cfg.engine === 'js' ? null : loadEngine().engine;
-  const { lines, failures } = await makePartial({ sources, universe, pieces, counting: countingOf(cfg), nowMs: cfg.time.nowMs, engine, skipCopies: skip, shard, command, version: io.version, stdin: io.stdin });
+  const { lines, failures } = await makePartial({ sources, universe, pieces, counting: countingOf(cfg, opts.besideAudit === true), nowMs: cfg.time.nowMs, engine, skipCopies: skip, shard, command, version: io.version, stdin: io.stdin });
   await writeGzip(io.stdout, lines);
   for (const f of failures) io.err(`audit-scan: ${safeText(f.name)}: ${safeText(f.message)}\n`);
   return failures.length > 0 ? 1 : 0;
@@ -138,7 +139,7 @@ async function runMerge(parts: string[], opts: Record<string, unknown>, io: Shar
   const engine = loadEngine().engine;
   const m = await mergeParts(parts, io.version, engine);
   if (opts.copies === true) {
-    await io.write(JSON.stringify(toJson(m.copies ?? { format: 'audit-scan-copies', formatVersion: m.header.formatVersion, universe: m.header.universe.digest, copies: [] }), null, 1) + '\n');
+    await io.write(JSON.stringify(toJson(m.copies ?? { format: 'audit-scan-copies', formatVersion: m.header.formatVersion, universe: m.universe.digest, copies: [] }), null, 1) + '\n');
     if (m.copies === null) io.err('audit-scan: merge: no input repeats another\'s requests: nothing to leave out\n');
     return 0;
   }
@@ -162,8 +163,13 @@ async function runMerge(parts: string[], opts: Record<string, unknown>, io: Shar
     for (const x of m.spec.copies) notes.push(noteCopy(state.inputs[x.input]!, x.counted, x, names, null));
   } else if (m.copies !== null) {
     for (const x of m.copies.copies) notes.push(noteCopy(state.inputs[x.input]!, x.counted, x, names, 'a merge cannot read the inputs again, so they are counted twice'));
-    const redo = [...m.holders].filter(([, h]) => h.segments.some((s) => m.copies!.copies.some((x) => x.input === s.input))).map(([path, h]) => '  ' + safeText(commandOf(h, 'copies.json', path)));
-    notes.push(`audit-scan: merge: to count them once, as one scan does: audit-scan merge --copies ${parts.map(safeText).join(' ')} > copies.json, then make again the parts that hold a copy:\n${redo.join('\n')}\nand merge again`);
+    if (m.independent) {
+      // --skip-copies names inputs by their place in one list: parts made apart have none in common
+      notes.push('audit-scan: merge: to count them once, make the parts that hold the copies from one list (partial --manifest, then merge --copies and partial --skip-copies: docs/scale-out.md)');
+    } else {
+      const redo = [...m.holders].filter(([, h]) => h.segments.some((s) => m.copies!.copies.some((x) => x.input === s.input))).map(([path, h]) => '  ' + safeText(commandOf(h, 'copies.json', path)));
+      notes.push(`audit-scan: merge: to count them once, as one scan does: audit-scan merge --copies ${parts.map(safeText).join(' ')} > copies.json, then make again the parts that hold a copy:\n${redo.join('\n')}\nand merge again`);
+    }
   }
   const report = buildReport(state, reportOptionsOf(cfg, io.version));
   const diagnostics = m.problems.map((pr) => `audit-scan: ${safeText(pr.name)}: ${pr.message}`).concat(m.notes, summarizeDiagnostics(report), notes);

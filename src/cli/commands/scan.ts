@@ -2,7 +2,7 @@
 
 import type { Readable } from 'node:stream';
 import { Chalk } from 'chalk';
-import { ScanState } from '../../aggregate/scan-state.js';
+import { holdsLogRequests, ScanState } from '../../aggregate/scan-state.js';
 import { apfFiles, buildReport, type ReportOptions, type ScanReport } from '../../analyze/report.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,10 +37,7 @@ export interface ScanOutcome {
 }
 
 /** Whether an input held requests of the apiserver's own log (httplog lines, traces, timeouts). */
-function hasLogRequests(i: InputStats): boolean {
-  const al = i.apiserverLog;
-  return al !== undefined && al.httplog + al.httplogLegacy + al.requestTraces + al.timeouts > 0;
-}
+const hasLogRequests = holdsLogRequests;
 
 /** Runs a scan end to end. `writeErr` receives --verbose lines as they happen. */
 export async function runScan(
