@@ -7,6 +7,7 @@ import { buildProgram } from './program.js';
 import { SCAN_OPTIONS } from './options.js';
 import { storeCommand } from './commands/store.js';
 import { shardCommand } from './commands/partial.js';
+import { diffCommand } from './commands/diff.js';
 import { COMPLETION_SHELLS, SHARD_COMMANDS, STORE_COMMANDS } from './commands/words.js';
 
 
@@ -29,6 +30,7 @@ const SUBCOMMANDS: Array<[string, string]> = [
   ['scan', 'the scan, over a store (--db)'],
   ['partial', 'scan a share of the inputs into a part (gzip JSON)'],
   ['merge', 'merge parts into the report of one scan'],
+  ['diff', 'before and after a change: did the fix work?'],
   ['completion', 'print a shell completion script'],
   ['help', 'every option'],
   ['version', 'the version'],
@@ -54,7 +56,7 @@ function optionsOf(cmd: Command): Opt[] {
 /** The options of the scan ('') and of each subcommand that takes options. */
 function contexts(): Array<[string, Opt[]]> {
   const quiet = { writeOut: () => {}, writeErr: () => {} };
-  return [['', optionsOf(buildProgram('0', quiet))], ...[...STORE_COMMANDS].map((n): [string, Opt[]] => [n, optionsOf(storeCommand(n))]), ...[...SHARD_COMMANDS].map((n): [string, Opt[]] => [n, optionsOf(shardCommand(n))])];
+  return [['', optionsOf(buildProgram('0', quiet))], ...[...STORE_COMMANDS].map((n): [string, Opt[]] => [n, optionsOf(storeCommand(n))]), ...[...SHARD_COMMANDS].map((n): [string, Opt[]] => [n, optionsOf(shardCommand(n))]), ['diff', optionsOf(diffCommand())]];
 }
 
 /** The completion script for `shell`. */

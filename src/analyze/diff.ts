@@ -1,0 +1,290 @@
+/*! One job: two reports compared, before → after (issue 47 #1): did the fix work? Works on the JSON contract
+ * (docs/json-output.md) whatever each side came from: a saved report, a store, logs, or one log split in two. Rates
+ * are per minute of each side's own window, so a shorter or quieter side is compared fairly, and said so when the
+ * sides differ in size. */
+
+import { clientName } from './findings.js';
+import { servingMix } from './serving.js';
+
+/** The diff's own JSON contract version (docs/diff.md). */
+export const DIFF_SCHEMA_VERSION = 1;
+
+/** What a side must hold: the parts of a report (schemaVersion 1) the diff reads. */
+export interface SideReport {
+  schemaVersion: number;
+  tool: { name: string; version: string };
+  totals: { requests: number; clusterNodes: number; firstSeen: string | null; lastSeen: string | null };
+  listGroups: GroupJson[];
+  getGroups: GroupJson[];
+  listGroupsTotal?: number;
+  findings: FindingJson[];
+  summary: { window: { start: string | null; end: string | null; seconds: number } | null };
+  timeline?: { bucketSeconds: number; series: Array<{ key: string; points: Array<[string, number]> }> };
+}
+
+export interface GroupJson {
+  verb: string;
+  userAgent: string;
+  username: string;
+  resource: string;
+  apiGroup: string;
+  selector: string;
+  requests: number;
+  servedFrom: { etcd: number; cache: number; unknown: number; rejected?: number };
+  objectsReadPerRequest: number | null;
+  amplification: number | null;
+  latencyMs: { p99: number } | null;
+}
+
+export interface FindingJson {
+  kind: string;
+  severity: string;
+  summary: string;
+  client?: string;
+  resource?: string;
+  apiserver?: string;
+  input?: string;
+  etcdRequests?: number;
+  whatIf?: { etcdRequests: { before: number; after: number } };
+}
+
+/** One side's figures of one group, per minute of that side's window. */
+export interface GroupSide {
+  requests: number;
+  perMinute: number;
+  etcdPerMinute: number;
+  etcdShare: number | null;
+  objectsReadPerRequest: number | null;
+  amplification: number | null;
+  p99Ms: number | null;
+}
+
+export type Change = 'worse' | 'new' | 'better' | 'gone' | 'same';
+
+export interface GroupChange {
+  client: string;
+  username: string;
+  verb: string;
+  resource: string;
+  selector: string;
+  change: Change;
+  before: GroupSide | null;
+  after: GroupSide | null;
+  /** etcd reads a minute, after − before */
+  etcdPerMinuteDelta: number;
+  /** what the before report's fix for this group said would happen to its etcd reads, against what did */
+  whatIf: { predictedEtcdPerMinute: number; actualEtcdPerMinute: number } | null;
+}
+
+export interface FindingChange {
+  kind: string;
+  subject: string;
+  change: 'appeared' | 'went away' | 'worse' | 'better' | 'still';
+  severityBefore: string | null;
+  severityAfter: string | null;
+  summaryBefore: string | null;
+  summaryAfter: string | null;
+}
+
+export interface SideSummary {
+  label: string;
+  source: string;
+  start: string | null;
+  end: string | null;
+  minutes: number;
+  requests: number;
+  requestsPerMinute: number;
+  etcdPerMinute: number;
+  nodes: number;
+  groupsCompared: number;
+  groupsTotal: number;
+}
+
+export interface DiffReport {
+  diffSchemaVersion: number;
+  tool: { name: string; version: string };
+  before: SideSummary;
+  after: SideSummary;
+  /** what makes the sides unlike, said before any "better" is believed */
+  caveats: string[];
+  groups: GroupChange[];
+  findings: FindingChange[];
+  /** true when a group or a finding got worse: the exit status is 1 */
+  worse: boolean;
+  /** requests a second over each side's window, from its start (seconds, count), for the chart */
+  series: { bucketSeconds: number; before: Array<[number, number]>; after: Array<[number, number]> };
+}
+
+/** A group's etcd reads must grow by this fraction, and by at least MIN_ETCD_PER_MINUTE, to be worse (or shrink
+ * by it to be better). */
+export const CHANGE_FRACTION = 0.2;
+export const MIN_ETCD_PER_MINUTE = 1;
+/** Sides whose traffic or nodes differ by more than this factor are said to differ. */
+export const UNLIKE_FACTOR = 1.5;
+
+const SEVERITY = ['info', 'low', 'medium', 'high', 'critical'];
+const rank = (s: string | null): number => (s === null ? -1 : SEVERITY.indexOf(s));
+const r2 = (x: number): number => Math.round(x * 100) / 100;
+
+/** Refuses what is not a report the diff can read, with why (exit 2). */
+export function checkSide(v: unknown, label: string): SideReport {
+  const r = v as Partial<SideReport> | null;
+  if (r === null || typeof r !== 'object' || r.tool?.name !== 'audit-scan' || !Array.isArray(r.listGroups) || r.totals === undefined) {
+    throw new Error(`${label}: not an audit-scan JSON report (save one with: audit-scan -o json LOGS > report.json)`);
+  }
+  if (r.schemaVersion !== 1) throw new Error(`${label}: a report of schemaVersion ${String(r.schemaVersion)}; this audit-scan reads schemaVersion 1: make it again with this version`);
+  if (r.totals.requests === 0) throw new Error(`${label}: holds no requests (an empty side: nothing to compare)`);
+  return r as SideReport;
+}
+
+function minutesOf(r: SideReport): number {
+  const w = r.summary?.window;
+  const seconds = w?.seconds ?? (r.totals.firstSeen !== null && r.totals.lastSeen !== null ? (Date.parse(r.totals.lastSeen) - Date.parse(r.totals.firstSeen)) / 1000 : 0);
+  // a side of one burst still has a minute: rates of a few seconds are not per-minute figures
+  return Math.max(1, seconds / 60);
+}
+
+const keyOf = (g: GroupJson): string => [g.verb, clientName(g.userAgent, g.username), g.username, g.apiGroup, g.resource, g.selector].join('\u0000');
+
+function sideOf(g: GroupJson, minutes: number): GroupSide {
+  const mix = servingMix(g.servedFrom);
+  return {
+    requests: g.requests,
+    perMinute: r2(g.requests / minutes),
+    etcdPerMinute: r2(g.servedFrom.etcd / minutes),
+    etcdShare: mix === null ? null : r2(mix.etcd),
+    objectsReadPerRequest: g.objectsReadPerRequest,
+    amplification: g.amplification,
+    p99Ms: g.latencyMs?.p99 ?? null,
+  };
+}
+
+function changeOf(b: GroupSide | null, a: GroupSide | null): Change {
+  if (b === null) return a !== null && a.etcdPerMinute >= MIN_ETCD_PER_MINUTE ? 'new' : 'same';
+  if (a === null) return b.etcdPerMinute >= MIN_ETCD_PER_MINUTE ? 'gone' : 'same';
+  const d = a.etcdPerMinute - b.etcdPerMinute;
+  if (d >= MIN_ETCD_PER_MINUTE && a.etcdPerMinute > b.etcdPerMinute * (1 + CHANGE_FRACTION)) return 'worse';
+  if (-d >= MIN_ETCD_PER_MINUTE && a.etcdPerMinute < b.etcdPerMinute * (1 - CHANGE_FRACTION)) return 'better';
+  return 'same';
+}
+
+/** The subject a finding is about, to match it across the sides: its client, resource, apiserver or input. */
+function subjectOf(f: FindingJson): string {
+  return f.client ?? f.resource ?? f.apiserver ?? f.input ?? '';
+}
+
+function seriesOf(r: SideReport): { width: number; points: Array<[number, number]> } {
+  const s = r.timeline?.series.find((x) => x.key === 'all requests');
+  const width = r.timeline?.bucketSeconds ?? 1;
+  const start = r.summary?.window?.start ?? r.totals.firstSeen;
+  if (s === undefined || start === null) return { width, points: [] };
+  const t0 = Date.parse(start);
+  return { width, points: s.points.map(([t, n]): [number, number] => [Math.round((Date.parse(t) - t0) / 1000), n]) };
+}
+
+/** Before → after, per group and per finding, with the caveats of unlike sides. */
+export function diffReports(before: SideReport, after: SideReport, labels: { before: string; after: string }, sources: { before: string; after: string }, version: string): DiffReport {
+  const mb = minutesOf(before);
+  const ma = minutesOf(after);
+  const groupsB = [...before.listGroups, ...(before.getGroups ?? [])];
+  const groupsA = [...after.listGroups, ...(after.getGroups ?? [])];
+  // the same client after an upgrade (vector/0.34 → vector/0.35) is the same group: keyed by client name
+  const byKey = new Map<string, { b: GroupJson[]; a: GroupJson[] }>();
+  for (const g of groupsB) (byKey.get(keyOf(g)) ?? byKey.set(keyOf(g), { b: [], a: [] }).get(keyOf(g))!).b.push(g);
+  for (const g of groupsA) (byKey.get(keyOf(g)) ?? byKey.set(keyOf(g), { b: [], a: [] }).get(keyOf(g))!).a.push(g);
+  const sum = (gs: GroupJson[]): GroupJson | null =>
+    gs.length === 0
+      ? null
+      : gs.reduce((x, y) => ({
+          ...x,
+          requests: x.requests + y.requests,
+          servedFrom: { etcd: x.servedFrom.etcd + y.servedFrom.etcd, cache: x.servedFrom.cache + y.servedFrom.cache, unknown: x.servedFrom.unknown + y.servedFrom.unknown, rejected: (x.servedFrom.rejected ?? 0) + (y.servedFrom.rejected ?? 0) },
+          objectsReadPerRequest: x.objectsReadPerRequest ?? y.objectsReadPerRequest,
+          amplification: x.amplification === null || y.amplification === null ? (x.amplification ?? y.amplification) : Math.max(x.amplification, y.amplification),
+          latencyMs: x.latencyMs === null || y.latencyMs === null ? (x.latencyMs ?? y.latencyMs) : { p99: Math.max(x.latencyMs.p99, y.latencyMs.p99) },
+        }));
+  // the what-if of each earlier fix: its finding's predicted etcd reads, for its client and resource
+  const predicted = new Map<string, number>();
+  for (const f of before.findings) {
+    if (f.whatIf === undefined || f.client === undefined || f.etcdRequests === undefined) continue;
+    const saved = f.whatIf.etcdRequests.before - f.whatIf.etcdRequests.after;
+    predicted.set(`${f.client}\u0000${f.resource ?? ''}`, Math.max(0, f.etcdRequests - saved));
+  }
+  const groups: GroupChange[] = [];
+  for (const { b, a } of byKey.values()) {
+    const gb = sum(b);
+    const ga = sum(a);
+    const g = (gb ?? ga)!;
+    const sb = gb === null ? null : sideOf(gb, mb);
+    const sa = ga === null ? null : sideOf(ga, ma);
+    const client = clientName(g.userAgent, g.username);
+    const res = g.apiGroup.length > 0 ? `${g.resource}.${g.apiGroup}` : g.resource;
+    const p = gb === null ? undefined : predicted.get(`${client}\u0000${res}`);
+    groups.push({
+      client,
+      username: g.username,
+      verb: g.verb,
+      resource: res,
+      selector: g.selector,
+      change: changeOf(sb, sa),
+      before: sb,
+      after: sa,
+      etcdPerMinuteDelta: r2((sa?.etcdPerMinute ?? 0) - (sb?.etcdPerMinute ?? 0)),
+      whatIf: p === undefined ? null : { predictedEtcdPerMinute: r2(p / mb), actualEtcdPerMinute: sa?.etcdPerMinute ?? 0 },
+    });
+  }
+  const order: Change[] = ['worse', 'new', 'better', 'gone', 'same'];
+  groups.sort((x, y) => order.indexOf(x.change) - order.indexOf(y.change) || Math.abs(y.etcdPerMinuteDelta) - Math.abs(x.etcdPerMinuteDelta) || (x.client < y.client ? -1 : x.client > y.client ? 1 : x.resource < y.resource ? -1 : 1));
+
+  const fb = new Map<string, FindingJson>();
+  const fa = new Map<string, FindingJson>();
+  for (const f of before.findings) if (!fb.has(`${f.kind}\u0000${subjectOf(f)}`)) fb.set(`${f.kind}\u0000${subjectOf(f)}`, f);
+  for (const f of after.findings) if (!fa.has(`${f.kind}\u0000${subjectOf(f)}`)) fa.set(`${f.kind}\u0000${subjectOf(f)}`, f);
+  const findings: FindingChange[] = [];
+  for (const k of new Set([...fb.keys(), ...fa.keys()])) {
+    const b = fb.get(k) ?? null;
+    const a = fa.get(k) ?? null;
+    const f = (b ?? a)!;
+    const change: FindingChange['change'] = b === null ? 'appeared' : a === null ? 'went away' : rank(a.severity) > rank(b.severity) ? 'worse' : rank(a.severity) < rank(b.severity) ? 'better' : 'still';
+    findings.push({ kind: f.kind, subject: subjectOf(f), change, severityBefore: b?.severity ?? null, severityAfter: a?.severity ?? null, summaryBefore: b?.summary ?? null, summaryAfter: a?.summary ?? null });
+  }
+  const fOrder: Array<FindingChange['change']> = ['worse', 'appeared', 'still', 'better', 'went away'];
+  findings.sort((x, y) => fOrder.indexOf(x.change) - fOrder.indexOf(y.change) || rank(y.severityAfter ?? y.severityBefore) - rank(x.severityAfter ?? x.severityBefore) || (x.kind + x.subject < y.kind + y.subject ? -1 : 1));
+
+  const etcd = (r: SideReport): number => [...r.listGroups, ...(r.getGroups ?? [])].reduce((n, g) => n + g.servedFrom.etcd, 0);
+  const side = (r: SideReport, label: string, source: string, minutes: number): SideSummary => ({
+    label,
+    source,
+    start: r.summary?.window?.start ?? r.totals.firstSeen,
+    end: r.summary?.window?.end ?? r.totals.lastSeen,
+    minutes: r2(minutes),
+    requests: r.totals.requests,
+    requestsPerMinute: r2(r.totals.requests / minutes),
+    etcdPerMinute: r2(etcd(r) / minutes),
+    nodes: r.totals.clusterNodes,
+    groupsCompared: r.listGroups.length + (r.getGroups ?? []).length,
+    groupsTotal: (r.listGroupsTotal ?? r.listGroups.length) + (r.getGroups ?? []).length,
+  });
+  const sb = side(before, labels.before, sources.before, mb);
+  const sa = side(after, labels.after, sources.after, ma);
+  const caveats: string[] = [];
+  const unlike = (x: number, y: number): boolean => Math.max(x, y) > UNLIKE_FACTOR * Math.max(1, Math.min(x, y));
+  if (unlike(sb.requestsPerMinute, sa.requestsPerMinute)) caveats.push(`the sides' traffic differs: ${sb.requestsPerMinute} requests a minute before, ${sa.requestsPerMinute} after; a quieter hour is not a fix, so compare the clients' own rates below`);
+  if (unlike(sb.nodes, sa.nodes)) caveats.push(`the sides saw different clusters' sizes: ${sb.nodes} nodes before, ${sa.nodes} after; per-node clients (DaemonSets, kubelets) scale with them`);
+  if (unlike(sb.minutes, sa.minutes)) caveats.push(`the sides cover ${sb.minutes} and ${sa.minutes} minutes: rates are per minute of each side's own window, but a restart or a storm may fall in one window only`);
+  for (const s of [sb, sa]) if (s.groupsCompared < s.groupsTotal) caveats.push(`the ${s.label} report holds ${s.groupsCompared} of its ${s.groupsTotal} groups (saved with --top): groups it left out are not compared; save reports with a larger --top, or diff the logs`);
+  const worse = groups.some((g) => g.change === 'worse' || g.change === 'new') || findings.some((f) => f.change === 'worse' || (f.change === 'appeared' && rank(f.severityAfter) >= rank('medium')));
+  const xb = seriesOf(before);
+  const xa = seriesOf(after);
+  return {
+    diffSchemaVersion: DIFF_SCHEMA_VERSION,
+    tool: { name: 'audit-scan', version },
+    before: sb,
+    after: sa,
+    caveats,
+    groups,
+    findings,
+    worse,
+    series: { bucketSeconds: Math.max(xb.width, xa.width), before: xb.points, after: xa.points },
+  };
+}

@@ -1,0 +1,121 @@
+/*! One job: a DiffReport (analyze/diff.ts) as text, Markdown, HTML or JSON. Every string from the logs (clients,
+ * users, selectors, summaries) is made safe for its medium: terminal controls stripped, Markdown and HTML escaped. */
+
+import type { DiffReport, GroupChange, GroupSide } from '../analyze/diff.js';
+import { escapeHtml as h, escapeMarkdown as md, redactJson, safeText, UNSAFE_IN_JSON } from './text-safety.js';
+import { rateChart } from './svg.js';
+
+const num = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : Number.isInteger(x) ? x.toLocaleString('en-US') : x.toLocaleString('en-US', { maximumFractionDigits: 2 }));
+const pct = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : `${Math.round(x * 100)}%`);
+const arrow = (b: string, a: string): string => (b === a ? a : `${b} → ${a}`);
+const pick = <K extends keyof GroupSide>(s: GroupSide | null, k: K): GroupSide[K] | null => (s === null ? null : s[k]);
+
+/** The cells of one group's row, unescaped. */
+function groupCells(g: GroupChange): string[] {
+  const whatIf = g.whatIf === null ? '' : `predicted ${num(g.whatIf.predictedEtcdPerMinute)}/min, actual ${num(g.whatIf.actualEtcdPerMinute)}/min`;
+  return [
+    g.change,
+    g.client,
+    g.username,
+    g.verb,
+    g.resource,
+    g.selector || '–',
+    arrow(num(pick(g.before, 'perMinute')), num(pick(g.after, 'perMinute'))),
+    arrow(num(pick(g.before, 'etcdPerMinute')), num(pick(g.after, 'etcdPerMinute'))),
+    arrow(pct(pick(g.before, 'etcdShare')), pct(pick(g.after, 'etcdShare'))),
+    arrow(num(pick(g.before, 'objectsReadPerRequest')), num(pick(g.after, 'objectsReadPerRequest'))),
+    arrow(num(pick(g.before, 'amplification')), num(pick(g.after, 'amplification'))),
+    arrow(num(pick(g.before, 'p99Ms')), num(pick(g.after, 'p99Ms'))),
+    whatIf || '–',
+  ];
+}
+
+const GROUP_HEAD = ['change', 'client', 'user', 'verb', 'resource', 'selector', 'requests/min', 'etcd reads/min', 'from etcd', 'read/req', 'amplification', 'p99 ms', 'the earlier fix: what-if'];
+
+/** The groups worth a row: every change, and the unchanged ones only when nothing changed. */
+function rows(d: DiffReport, top: number): GroupChange[] {
+  const changed = d.groups.filter((g) => g.change !== 'same');
+  return (changed.length > 0 ? changed : d.groups).slice(0, top);
+}
+
+function sideLine(s: DiffReport['before']): string {
+  return `${s.label}: ${s.source}, ${s.start ?? '?'} – ${s.end ?? '?'} (${num(s.minutes)} min): ${num(s.requestsPerMinute)} requests/min, ${num(s.etcdPerMinute)} etcd reads/min, ${num(s.nodes)} nodes`;
+}
+
+function verdict(d: DiffReport): string {
+  const worse = d.groups.filter((g) => g.change === 'worse' || g.change === 'new').length;
+  const better = d.groups.filter((g) => g.change === 'better' || g.change === 'gone').length;
+  const gone = d.findings.filter((f) => f.change === 'went away').length;
+  const came = d.findings.filter((f) => f.change === 'appeared' || f.change === 'worse').length;
+  return `${worse} group${worse === 1 ? '' : 's'} worse, ${better} better; ${gone} finding${gone === 1 ? '' : 's'} went away, ${came} appeared or got worse${d.worse ? ' (exit 1)' : ''}`;
+}
+
+/** Aligned text for a terminal. */
+export function renderDiffText(d: DiffReport, top: number): string {
+  const out: string[] = ['audit-scan diff: did it work?', '', sideLine(d.before), sideLine(d.after), '', verdict(d)];
+  for (const c of d.caveats) out.push(`note: ${c}`);
+  const body = rows(d, top).map((g) => groupCells(g).map(safeText));
+  if (body.length > 0) {
+    const all = [GROUP_HEAD, ...body];
+    const widths = GROUP_HEAD.map((_, i) => Math.min(40, Math.max(...all.map((r) => r[i]!.length))));
+    const line = (r: string[]) => r.map((c, i) => (c.length > widths[i]! ? c.slice(0, widths[i]! - 1) + '…' : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    out.push('', 'Groups, worst change first (rates per minute of each side’s window)', line(GROUP_HEAD), ...body.map(line));
+  }
+  if (d.findings.length > 0) {
+    out.push('', 'Findings');
+    for (const f of d.findings) out.push(`  ${f.change}: ${safeText(f.kind)} ${safeText(f.subject)} (${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'})${f.summaryAfter !== null ? `: ${safeText(f.summaryAfter)}` : f.summaryBefore !== null ? `: was ${safeText(f.summaryBefore)}` : ''}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** Markdown for the postmortem's "did it work" section. */
+export function renderDiffMarkdown(d: DiffReport, top: number): string {
+  const out: string[] = ['## Did it work? Before and after', '', `- **Before:** ${md(sideLine(d.before).replace(/^[^:]+: /, ''))}`, `- **After:** ${md(sideLine(d.after).replace(/^[^:]+: /, ''))}`, `- ${md(verdict(d))}`];
+  for (const c of d.caveats) out.push(`- *Note:* ${md(c)}`);
+  const body = rows(d, top);
+  if (body.length > 0) {
+    out.push('', '| ' + GROUP_HEAD.join(' | ') + ' |', '| ' + GROUP_HEAD.map((_, i) => (i >= 6 && i <= 11 ? '---:' : '---')).join(' | ') + ' |');
+    for (const g of body) out.push('| ' + groupCells(g).map(md).join(' | ') + ' |');
+  }
+  if (d.findings.length > 0) {
+    out.push('', '| finding | about | change | severity |', '| --- | --- | --- | --- |');
+    for (const f of d.findings) out.push(`| ${md(f.kind)} | ${md(f.subject || '–')} | ${f.change} | ${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'} |`);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** One HTML page: the verdict, the two sides' request rates on one axis (time from each side's start), the tables. */
+export function renderDiffHtml(d: DiffReport, top: number): string {
+  const chart = rateChart(
+    'Requests a second, from each side’s start',
+    [
+      { label: `${d.before.label} (${d.before.start ?? ''})`, points: d.series.before.map(([s, n]): [number, number] => [s * 1000, n / d.series.bucketSeconds]) },
+      { label: `${d.after.label} (${d.after.start ?? ''})`, points: d.series.after.map(([s, n]): [number, number] => [s * 1000, n / d.series.bucketSeconds]) },
+    ],
+    d.series.bucketSeconds,
+    [],
+  );
+  const tr = (cells: string[], tag = 'td') => `<tr>${cells.map((c) => `<${tag}>${h(c)}</${tag}>`).join('')}</tr>`;
+  const groups = rows(d, top);
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><title>audit-scan diff</title>',
+    '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
+    '<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left}.worse,.new{color:#cf222e}.better,.gone{color:#1a7f37}</style>',
+    '</head><body>',
+    '<h1>Did it work? Before and after</h1>',
+    `<p>${h(sideLine(d.before))}<br>${h(sideLine(d.after))}</p>`,
+    `<p><strong>${h(verdict(d))}</strong></p>`,
+    ...d.caveats.map((c) => `<p>Note: ${h(c)}</p>`),
+    chart,
+    groups.length === 0 ? '' : `<h2>Groups</h2><table>${tr(GROUP_HEAD, 'th')}${groups.map((g) => tr(groupCells(g)).replace('<tr>', `<tr class="${g.change}">`)).join('')}</table>`,
+    d.findings.length === 0 ? '' : `<h2>Findings</h2><table>${tr(['finding', 'about', 'change', 'severity', 'after'], 'th')}${d.findings.map((f) => tr([f.kind, f.subject || '–', f.change, `${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'}`, f.summaryAfter ?? f.summaryBefore ?? ''])).join('')}</table>`,
+    '</body></html>',
+    '',
+  ].join('\n');
+}
+
+/** The DiffReport as JSON (its own diffSchemaVersion), secrets redacted and unsafe characters escaped. */
+export function renderDiffJson(d: DiffReport): string {
+  return JSON.stringify(redactJson(d), null, 2).replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
+}

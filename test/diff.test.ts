@@ -1,0 +1,140 @@
+// Issue 47 #1: did the fix work? `audit-scan diff` on fixtures/diff (make-diff-fixtures.mjs): the same cluster an
+// hour apart, 20 vector agents listing their node's pods every 30 s for 10 minutes on each side, first without
+// resourceVersion (1.29: every list from etcd), then with resourceVersion=0&resourceVersionMatch=NotOlderThan.
+// Figures worked out by hand: 400 vector lists a side over 600 s = 40/min, from etcd 40/min → 0; ctl's 60 gets
+// without resourceVersion = 6 etcd reads/min on both sides; the reporter's 10 cached lists = 1/min.
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, runCli, spawnCli } from './support.js';
+
+const BEFORE = join(ROOT, 'fixtures/diff/before.log');
+const AFTER = join(ROOT, 'fixtures/diff/after.log');
+const TMP = mkdtempSync(join(tmpdir(), 'audit-scan-diff-'));
+const V = ['--kube-version', '1.29'];
+
+async function diffJson(args: string[]): Promise<{ code: number | null; d: any; stderr: string }> {
+  const r = await spawnCli(['diff', ...V, '-o', 'json', ...args]);
+  return { code: r.code, d: r.stdout.length > 0 ? JSON.parse(r.stdout) : null, stderr: r.stderr };
+}
+const group = (d: any, client: string, verb = 'list') => d.groups.find((g: any) => g.client === client && g.verb === verb);
+
+describe('audit-scan diff (issue 47 #1)', () => {
+  it('the fix worked: vector from 40 etcd reads a minute to 0, its finding gone, the what-if met; exit 0', async () => {
+    const { code, d } = await diffJson([BEFORE, AFTER]);
+    expect(code).toBe(0);
+    expect(d.diffSchemaVersion).toBe(1);
+    expect(d.before).toMatchObject({ minutes: 10, requests: 470, requestsPerMinute: 47, etcdPerMinute: 46, nodes: 20 });
+    expect(d.after).toMatchObject({ minutes: 10, requests: 470, requestsPerMinute: 47, etcdPerMinute: 6, nodes: 20 });
+    expect(d.caveats).toEqual([]);
+    // vector/0.34.1 → vector/0.35.0: one client, one group
+    expect(group(d, 'vector')).toMatchObject({
+      change: 'better',
+      selector: 'spec.nodeName=<node>',
+      before: { requests: 400, perMinute: 40, etcdPerMinute: 40, etcdShare: 1 },
+      after: { requests: 400, perMinute: 40, etcdPerMinute: 0, etcdShare: 0 },
+      etcdPerMinuteDelta: -40,
+      // the before report's what-if: etcd 460 → 60 with vector fixed, so vector's 400 → 0
+      whatIf: { predictedEtcdPerMinute: 0, actualEtcdPerMinute: 0 },
+    });
+    expect(group(d, 'ctl', 'get')).toMatchObject({ change: 'same', before: { etcdPerMinute: 6 }, after: { etcdPerMinute: 6 } });
+    expect(group(d, 'reporter')).toMatchObject({ change: 'same', before: { perMinute: 1, etcdPerMinute: 0 } });
+    expect(d.findings).toEqual([expect.objectContaining({ kind: 'list-from-etcd', subject: 'vector', change: 'went away', severityBefore: 'medium', severityAfter: null })]);
+    expect(d.worse).toBe(false);
+  }, 30_000);
+
+  it('the other way round is a regression: vector worse, its finding appeared; exit 1 for a CI gate', async () => {
+    const { code, d } = await diffJson([AFTER, BEFORE]);
+    expect(code).toBe(1);
+    expect(group(d, 'vector')).toMatchObject({ change: 'worse', etcdPerMinuteDelta: 40 });
+    expect(d.findings[0]).toMatchObject({ kind: 'list-from-etcd', change: 'appeared', severityAfter: 'medium' });
+    expect(d.worse).toBe(true);
+  }, 30_000);
+
+  it('--split-at cuts one log at the change: the same answer as the two logs', async () => {
+    const both = join(TMP, 'both.log');
+    writeFileSync(both, Buffer.concat([readFileSync(BEFORE), readFileSync(AFTER)]));
+    const split = await diffJson(['--split-at', '2026-11-30T12:30:00Z', both]);
+    const two = await diffJson([BEFORE, AFTER]);
+    expect(split.code).toBe(0);
+    expect(split.d.groups).toEqual(two.d.groups);
+    // (the pause between the two hours is in the one log, and the restart rules see every line: a gap "still")
+    expect(split.d.findings.filter((f: any) => f.kind !== 'audit-gap')).toEqual(two.d.findings);
+    expect(split.d.before.source).toBe(`${both} until 2026-11-30T12:30:00Z`);
+    // a time outside the log: one side is empty, said so, exit 2
+    const outside = await diffJson(['--split-at', '2026-12-01T00:00:00Z', both]);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain('--split-at 2026-12-01T00:00:00Z: no requests after it');
+    expect(outside.stderr).toContain('the time is outside the log');
+    // (refused before stdin is read: nothing is written to it, so no EPIPE)
+    const stdin = await spawnCli(['diff', '--split-at', '2026-11-30T12:30:00Z', '-']);
+    expect(stdin.code).toBe(2);
+    expect(stdin.stderr).toContain('--split-at reads the logs twice');
+  }, 30_000);
+
+  it('saved reports and a DuckDB store are sides too, with the same answer as the logs', async () => {
+    const saved = async (f: string, out: string) => {
+      const r = await spawnCli(['-o', 'json', ...V, f]);
+      expect(r.code, r.stderr).toBe(0);
+      writeFileSync(out, r.stdout);
+      return out;
+    };
+    const b = await saved(BEFORE, join(TMP, 'before.json'));
+    const a = await saved(AFTER, join(TMP, 'after.json'));
+    const fromReports = await diffJson([b, a]);
+    const fromLogs = await diffJson([BEFORE, AFTER]);
+    expect(fromReports.d.groups).toEqual(fromLogs.d.groups);
+    const db = join(TMP, 'after.duckdb');
+    const load = await spawnCli(['load', AFTER, '--db', db]);
+    expect(load.code, load.stderr).toBe(0);
+    const fromStore = await diffJson([b, db]);
+    expect(fromStore.code, fromStore.stderr).toBe(0);
+    expect(group(fromStore.d, 'vector')).toMatchObject({ change: 'better', after: { etcdPerMinute: 0 } });
+  }, 60_000);
+
+  it('says when the sides are unlike: half the nodes and traffic after is not a fix', async () => {
+    // the after side with the agents of nodes 0–9 only: 200 vector lists, 10 nodes
+    const half = join(TMP, 'half.log');
+    writeFileSync(half, readFileSync(AFTER, 'utf8').split('\n').filter((l) => !/node-(1\d)\b|nodeName%3Dnode-1\d/.test(l)).join('\n'));
+    const { d } = await diffJson([BEFORE, half]);
+    expect(d.after).toMatchObject({ nodes: 10, requests: 270 });
+    expect(d.caveats).toEqual([
+      "the sides' traffic differs: 47 requests a minute before, 27 after; a quieter hour is not a fix, so compare the clients' own rates below",
+      'the sides saw different clusters\' sizes: 20 nodes before, 10 after; per-node clients (DaemonSets, kubelets) scale with them',
+    ]);
+  }, 30_000);
+
+  it('refuses what it cannot compare, exit 2: another schema version, an empty side, one side', async () => {
+    const r = await spawnCli(['-o', 'json', ...V, BEFORE]);
+    const old = join(TMP, 'old.json');
+    writeFileSync(old, JSON.stringify({ ...JSON.parse(r.stdout), schemaVersion: 2 }));
+    const v = await spawnCli(['diff', old, AFTER]);
+    expect(v.code).toBe(2);
+    expect(v.stderr).toContain('a report of schemaVersion 2; this audit-scan reads schemaVersion 1');
+    const empty = join(TMP, 'empty.log');
+    writeFileSync(empty, '');
+    const e = await spawnCli(['diff', empty, AFTER]);
+    expect(e.code).toBe(2);
+    expect(e.stderr).toContain('holds no requests (an empty side: nothing to compare)');
+    const one = await spawnCli(['diff', AFTER]);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toContain('expected BEFORE and AFTER (got 1 side)');
+  }, 30_000);
+
+  it('prints no terminal controls and escapes HTML and Markdown from the logs', async () => {
+    const hostile = join(TMP, 'hostile.log');
+    const ua = 'evil\u001b[31m<script>alert(1)</script>|x/1.0';
+    writeFileSync(hostile, readFileSync(BEFORE, 'utf8').replaceAll('vector/0.34.1 (x86_64-unknown-linux-gnu)', ua.replace(/[\u001b"\\]/g, (c) => (c === '\u001b' ? '\\u001b' : `\\${c}`))));
+    for (const o of ['table', 'markdown', 'html']) {
+      const r = await runCli(['diff', ...V, '-o', o, hostile, AFTER]);
+      expect(r.stdout, o).not.toContain('\u001b');
+      if (o === 'html') {
+        expect(r.stdout).not.toContain('<script>');
+        expect(r.stdout).toContain('&lt;script&gt;');
+        expect(r.stdout).toContain('data-series="2"');
+      }
+      if (o === 'markdown') expect(r.stdout).not.toMatch(/[^\\]\|x\/1\.0/);
+    }
+  }, 30_000);
+});
