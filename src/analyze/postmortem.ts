@@ -323,6 +323,19 @@ export interface Method {
   /** how inputs map to apiservers, or why the logs cannot say which apiserver served a request; absent with no
    * audit event */
   apiservers?: string;
+  /** what the audit policy of the logs leaves out that the analysis needs, and the command that prints one that
+   * keeps it; absent when nothing is missing (or filters chose the requests) */
+  auditPolicy?: string;
+}
+
+/** The reads an audit log's policy dropped (none of a verb at all, and no filter chose the verbs), said once. */
+export function auditPolicyNote(byVerb: ReadonlyMap<string, number>, auditEvents: number, filtered: boolean): string | null {
+  if (auditEvents === 0 || filtered) return null;
+  const none = ['list', 'watch', 'get'].filter((v) => (byVerb.get(v) ?? 0) === 0);
+  if (none.length === 0) return null;
+  const plural: Record<string, string> = { list: 'lists', watch: 'watches', get: 'gets' };
+  const shows: Record<string, string> = { list: 'list storms and the etcd reads of lists', watch: 'the watches that end at a restart and watch-lists', get: 'gets without resourceVersion' };
+  return `The logs hold no ${none.map((v) => plural[v]).join(' or ')}: if their audit policy drops them, these go unseen: ${none.map((v) => shows[v]).join('; ')}. audit-scan policy LOGS prints a policy that keeps them at Metadata`;
 }
 
 export function methodOf(lists: GroupReport[], kube: { version: string; reason: string }): Method {

@@ -13,7 +13,7 @@ import type { TimeSeries } from '../aggregate/time-series.js';
 export type { AnyFinding, EtcdRangeReport, FigureSource, Finding, GroupReport } from './findings.js';
 export { clientName } from './findings.js';
 import { clientName, type AnyFinding, type EtcdRangeReport, type FigureSource, type Finding, type GroupReport } from './findings.js';
-import { etcdEvidence, fixMovesToCache, incidentOf, methodOf, summaryOf, whatIfPlanner, whyOf, type Evidence, type IncidentEvent, type Method, type Summary, type WhatIf } from './postmortem.js';
+import { auditPolicyNote, etcdEvidence, fixMovesToCache, incidentOf, methodOf, summaryOf, whatIfPlanner, whyOf, type Evidence, type IncidentEvent, type Method, type Summary, type WhatIf } from './postmortem.js';
 import { buildTimeline, findRestarts, findStorms, findTokenWaves, type RestartFinding, type StormFinding, type Timeline, type TokenFinding } from './time-analysis.js';
 import type { Redactor } from './redact.js';
 import { analyzeApiservers, apiserverPool, inferRestart, type ApiserversReport, type ImbalanceFinding } from './apiservers.js';
@@ -483,6 +483,8 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     })(),
   };
   if (apiservers.method !== '') report.method.apiservers = apiservers.method;
+  const policy = auditPolicyNote(state.counters.byVerb, state.inputs.reduce((n, i) => n + i.auditEvents, 0), report.filters !== null);
+  if (policy !== null) report.method.auditPolicy = policy;
   if (report.metrics !== null) addMetricsMethod(report.method, report.metrics);
   addEtcdSamplingMethod(report.method, zapSampledSpans(state.etcd.zapSeconds));
   if (state.counters.timingInexact > 0) {

@@ -31,6 +31,7 @@ const SUBCOMMANDS: Array<[string, string]> = [
   ['partial', 'scan a share of the inputs into a part (gzip JSON)'],
   ['merge', 'merge parts into the report of one scan'],
   ['diff', 'before and after a change: did the fix work?'],
+  ['policy', 'print the audit policy that keeps the evidence'],
   ['completion', 'print a shell completion script'],
   ['help', 'every option'],
   ['version', 'the version'],

@@ -93,6 +93,13 @@ export async function run(argv: string[], io: IO): Promise<number> {
       return exitCodeFor(err, errText);
     }
   }
+  if (argv[0] === 'policy' && !(argv.length === 1 && existsSync('policy'))) {
+    try {
+      return await (await import('./commands/policy.js')).runPolicy(argv.slice(1), { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, version, commandName: name });
+    } catch (err) {
+      return exitCodeFor(err, errText);
+    }
+  }
   if (argv[0] === 'diff') {
     try {
       return await (await import('./commands/diff.js')).runDiff(argv.slice(1), { stdin: io.stdin, out: (s) => io.stdout.write(s), err: errText, env: { stdoutIsTTY: io.stdoutIsTTY, columns: io.columns, env: io.env }, version, commandName: name });

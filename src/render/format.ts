@@ -225,9 +225,9 @@ export function windowText(w: { start: string | null; end: string | null; second
 }
 
 /** The method in one paragraph: what is measured, what estimated, and the rules' version. */
-export function methodText(m: { measured: string[]; estimated: string[]; kubernetes: string; apiservers?: string }, esc: (s: string) => string): string {
+export function methodText(m: { measured: string[]; estimated: string[]; kubernetes: string; apiservers?: string; auditPolicy?: string }, esc: (s: string) => string): string {
   const k = esc(m.kubernetes);
-  return `Method. Measured: ${m.measured.join('; ')}.${m.estimated.length > 0 ? ` Estimated: ${m.estimated.join('; ')}.` : ''} ${k.charAt(0).toUpperCase()}${k.slice(1)}.${m.apiservers !== undefined ? ` ${esc(m.apiservers)}.` : ''}`;
+  return `Method. Measured: ${m.measured.join('; ')}.${m.estimated.length > 0 ? ` Estimated: ${m.estimated.join('; ')}.` : ''} ${k.charAt(0).toUpperCase()}${k.slice(1)}.${m.apiservers !== undefined ? ` ${esc(m.apiservers)}.` : ''}${m.auditPolicy !== undefined ? ` ${esc(m.auditPolicy)}.` : ''}`;
 }
 
 /** The overview under the title, one sentence per entry; `esc` makes a log string safe for the format. */

@@ -100,7 +100,17 @@ describe('the summary', () => {
       kubernetes: `verdicts follow kube-apiserver 1.30 (${r.kubernetes.reason})`,
       // one input: which apiserver served what is not known (issue 23)
       apiservers: 'Apiservers: one apiserver identity ((stdin)): the audit events came from one input, so the logs do not say which apiserver served which request (a merged log, or a single apiserver); apiserver shares and imbalance need one log per apiserver',
+      // the log has lists only, no watch or get at all (issue 47 #2)
+      auditPolicy: 'The logs hold no watches or gets: if their audit policy drops them, these go unseen: the watches that end at a restart and watch-lists; gets without resourceVersion. audit-scan policy LOGS prints a policy that keeps them at Metadata',
     });
+  });
+
+  it('says nothing of the audit policy when the logs hold every kind of read, or a filter chose the verbs', async () => {
+    const { auditPolicyNote } = await import('../../src/analyze/postmortem.js');
+    expect(auditPolicyNote(new Map([['list', 1], ['watch', 1], ['get', 1]]), 3, false)).toBeNull();
+    expect(auditPolicyNote(new Map([['list', 5]]), 5, true)).toBeNull();
+    expect(auditPolicyNote(new Map(), 0, false)).toBeNull();
+    expect(auditPolicyNote(new Map([['create', 5]]), 5, false)).toBe('The logs hold no lists or watches or gets: if their audit policy drops them, these go unseen: list storms and the etcd reads of lists; the watches that end at a restart and watch-lists; gets without resourceVersion. audit-scan policy LOGS prints a policy that keeps them at Metadata');
   });
 
   it('latency per group, from each request’s final stage: 40 ms each', async () => {
