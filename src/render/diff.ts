@@ -4,6 +4,7 @@
 import type { DiffReport, GroupChange, GroupSide } from '../analyze/diff.js';
 import { escapeHtml as h, escapeMarkdown as md, redactJson, safeText, UNSAFE_IN_JSON } from './text-safety.js';
 import { rateChart } from './svg.js';
+import { drawTable, wrapLines, type Col } from './layout.js';
 
 const num = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : Number.isInteger(x) ? x.toLocaleString('en-US') : x.toLocaleString('en-US', { maximumFractionDigits: 2 }));
 const pct = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : `${Math.round(x * 100)}%`);
@@ -50,20 +51,33 @@ function verdict(d: DiffReport): string {
   return `${worse} group${worse === 1 ? '' : 's'} worse, ${better} better; ${gone} finding${gone === 1 ? '' : 's'} went away, ${came} appeared or got worse${d.worse ? ' (exit 1)' : ''}`;
 }
 
-/** Aligned text for a terminal. */
-export function renderDiffText(d: DiffReport, top: number): string {
-  const out: string[] = ['audit-scan diff: did it work?', '', sideLine(d.before), sideLine(d.after), '', verdict(d)];
-  for (const c of d.caveats) out.push(`note: ${c}`);
+/** The text table's columns: narrow terminals lose the less telling ones first (drop order), as the scan's do. */
+const TEXT_COLS: Col[] = [
+  { head: 'change', min: 6, flex: 0 },
+  { head: 'client', min: 10, flex: 2, want: 12 },
+  { head: 'user', min: 10, flex: 1, drop: 2 },
+  { head: 'verb', min: 4, flex: 0, drop: 7 },
+  { head: 'resource', min: 8, flex: 1, want: 10 },
+  { head: 'selector', min: 8, flex: 2, drop: 4 },
+  { head: 'requests/min', min: 8, flex: 0, align: 'right', drop: 8 },
+  { head: 'etcd reads/min', min: 8, flex: 0, align: 'right' },
+  { head: 'from etcd', min: 8, flex: 0, align: 'right' },
+  { head: 'read/req', min: 8, flex: 0, align: 'right', drop: 6 },
+  { head: 'amplification', min: 8, flex: 0, align: 'right', drop: 5 },
+  { head: 'p99 ms', min: 6, flex: 0, align: 'right', drop: 3 },
+  { head: 'the earlier fix: what-if', min: 12, flex: 2, drop: 1 },
+];
+
+/** Aligned text for a terminal of `width` columns. */
+export function renderDiffText(d: DiffReport, top: number, width = 120): string {
+  const para = (text: string, first = '', rest = '  '): string[] => wrapLines(text, width, first, rest);
+  const out: string[] = ['audit-scan diff: did it work?', '', ...para(sideLine(d.before)), ...para(sideLine(d.after)), '', ...para(verdict(d))];
+  for (const c of d.caveats) out.push(...para(`note: ${c}`));
   const body = rows(d, top).map((g) => groupCells(g).map(safeText));
-  if (body.length > 0) {
-    const all = [GROUP_HEAD, ...body];
-    const widths = GROUP_HEAD.map((_, i) => Math.min(40, Math.max(...all.map((r) => r[i]!.length))));
-    const line = (r: string[]) => r.map((c, i) => (c.length > widths[i]! ? c.slice(0, widths[i]! - 1) + '…' : c.padEnd(widths[i]!))).join('  ').trimEnd();
-    out.push('', 'Groups, worst change first (rates per minute of each side’s window)', line(GROUP_HEAD), ...body.map(line));
-  }
+  if (body.length > 0) out.push('', ...para('Groups, worst change first (rates per minute of each side’s window)'), drawTable(TEXT_COLS, body, width));
   if (d.findings.length > 0) {
     out.push('', 'Findings');
-    for (const f of d.findings) out.push(`  ${f.change}: ${safeText(f.kind)} ${safeText(f.subject)} (${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'})${f.summaryAfter !== null ? `: ${safeText(f.summaryAfter)}` : f.summaryBefore !== null ? `: was ${safeText(f.summaryBefore)}` : ''}`);
+    for (const f of d.findings) out.push(...para(`${f.change}: ${safeText(f.kind)} ${safeText(f.subject)} (${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'})${f.summaryAfter !== null ? `: ${safeText(f.summaryAfter)}` : f.summaryBefore !== null ? `: was ${safeText(f.summaryBefore)}` : ''}`, '  ', '    '));
   }
   return out.join('\n') + '\n';
 }

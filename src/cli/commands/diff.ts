@@ -44,7 +44,8 @@ export function diffCommand(commandName: string = 'audit-scan'): Command {
     .argument('<sides...>', 'BEFORE AFTER: each a saved JSON report, a DuckDB store, or logs (a file, a directory, -); or one side of logs with --split-at')
     .addOption(new Option('--split-at <time>', 'cut one log into before and after at this time (RFC 3339, or a time of day in UTC as for --since)'))
     .addOption(new Option('-o, --output <format>', 'table, markdown, html or json').choices(['table', 'markdown', 'html', 'json']).default('table'))
-    .addOption(new Option('--top <n>', 'group rows shown (json: all)').default('30'));
+    .addOption(new Option('--top <n>', 'group rows shown (json: all)').default('30'))
+    .addOption(new Option('--width <n>', 'the table\'s width (default: the terminal\'s, else COLUMNS, else 120)'));
   p.addHelpText('after', `\nExamples:\n  ${commandName} diff before.json after.json                 # two saved reports (audit-scan -o json … > before.json)\n  ${commandName} diff --split-at 2026-11-30T14:00:00Z audit.log   # one log, cut at the change\n  ${commandName} diff -o markdown old-logs/ new-logs/ >> postmortem.md\n\nExit status: 0 nothing got worse, 1 a group or finding got worse, 2 a side cannot be read or compared.\ndocs/diff.md\n`);
   return p;
 }
@@ -135,6 +136,8 @@ export async function runDiff(argv: string[], io: DiffIO): Promise<number> {
   }
   const d = diffReports(before, after, { before: 'before', after: 'after' }, sources, io.version);
   const format = String(opts.output);
-  io.out(format === 'json' ? renderDiffJson(d) : format === 'markdown' ? renderDiffMarkdown(d, top) : format === 'html' ? renderDiffHtml(d, top) : renderDiffText(d, top));
+  // the width a scan's table takes (config.ts: the terminal's, else COLUMNS, else 120; --width wins)
+  const width = resolveConfig(['-'], opts.width === undefined ? {} : { width: opts.width }, io.env).width;
+  io.out(format === 'json' ? renderDiffJson(d) : format === 'markdown' ? renderDiffMarkdown(d, top) : format === 'html' ? renderDiffHtml(d, top) : renderDiffText(d, top, width));
   return d.worse ? 1 : 0;
 }
