@@ -73,6 +73,30 @@ describe('audit-scan diff (issue 47 #1)', () => {
     expect(stdin.stderr).toContain('--split-at reads the logs twice');
   }, 30_000);
 
+  it('--split-at a change the log shows: the DaemonSet patched by kubectl, not its controller\'s writes', async () => {
+    const write = (id: string, t: string, verb: string, user: string, ua: string, sub = '') =>
+      JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: id, stage: 'ResponseComplete', verb, requestURI: `/apis/apps/v1/namespaces/logging/daemonsets/vector${sub ? `/${sub}` : ''}`, user: { username: user }, userAgent: ua, objectRef: { resource: 'daemonsets', apiGroup: 'apps', apiVersion: 'v1', namespace: 'logging', name: 'vector', ...(sub ? { subresource: sub } : {}) }, responseStatus: { code: 200 }, requestReceivedTimestamp: t, stageTimestamp: t });
+    const log = join(TMP, 'rollout.log');
+    writeFileSync(log, [
+      readFileSync(BEFORE, 'utf8').trimEnd(),
+      // the controller's status writes are no change; the operator's patch, a second before the after hour, is
+      write('ds-1', '2026-11-30T12:09:30.000000Z', 'update', 'system:serviceaccount:kube-system:daemon-set-controller', 'kube-controller-manager/v1.29.4', 'status'),
+      write('ds-2', '2026-11-30T12:59:59.000000Z', 'patch', 'alice@example.com', 'kubectl/v1.29.4 (linux/amd64) kubernetes/55cb3b7'),
+      readFileSync(AFTER, 'utf8').trimEnd(),
+    ].join('\n') + '\n');
+    const listed = await spawnCli(['diff', '--changes', log]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toBe('2026-11-30T12:59:59.000Z  daemonset/logging/vector  patch by alice@example.com (kubectl/v1.29.4 (linux/amd64) kubernetes/55cb3b7)\n');
+    const split = await diffJson(['--split-at', 'daemonset/logging/vector', log]);
+    expect(split.code, split.stderr).toBe(0);
+    expect(split.stderr).toContain('audit-scan: diff: split at daemonset/logging/vector, patch by alice@example.com');
+    expect(group(split.d, 'vector')).toMatchObject({ change: 'better', before: { etcdPerMinute: 40 }, after: { etcdPerMinute: 0 } });
+    const none = await diffJson(['--split-at', 'flowschema/vector', log]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no such change in');
+    expect(none.stderr).toContain('2026-11-30T12:59:59.000Z daemonset/logging/vector (patch by alice@example.com)');
+  }, 30_000);
+
   it('saved reports and a DuckDB store are sides too, with the same answer as the logs', async () => {
     const saved = async (f: string, out: string) => {
       const r = await spawnCli(['-o', 'json', ...V, f]);

@@ -15,6 +15,10 @@ import { renderJson } from '../../render/json.js';
 import { checkSide, diffReports, type SideReport } from '../../analyze/diff.js';
 import { renderDiffHtml, renderDiffJson, renderDiffMarkdown, renderDiffText } from '../../render/diff.js';
 import { safeText } from '../../render/text-safety.js';
+import { changeLabel, changeMatches, changeOf, isChangeSpec, type LogChange } from '../../analyze/changes.js';
+import { expandSources, openRaw } from '../../input/sources.js';
+import { jsonObjectOf, rawLines } from '../../input/raw-lines.js';
+import { normalizeAuditEvent } from '../../decode/audit-event.js';
 
 /** Scan options a side of logs is read with: those that decide what is counted and how it is judged. */
 const SCAN_FLAGS = new Set(['--kube-version', '--etcd-version', '--etcd-prefix', '--syslog-year', '--objects', '--consistent-list-from-cache', '--watch-cache-disabled', '--user', '--verb', '--resource', '--namespace', '--bucket', '--max-groups', '--engine']);
@@ -42,7 +46,8 @@ export function diffCommand(commandName: string = 'audit-scan'): Command {
   }
   p.description('Compare two sides, before and after a change: per client group, etcd reads, amplification, latency, and the findings that came or went')
     .argument('<sides...>', 'BEFORE AFTER: each a saved JSON report, a DuckDB store, or logs (a file, a directory, -); or one side of logs with --split-at')
-    .addOption(new Option('--split-at <time>', 'cut one log into before and after at this time (RFC 3339, or a time of day in UTC as for --since)'))
+    .addOption(new Option('--split-at <time|change>', 'cut one log into before and after: at a time (RFC 3339, as for --since), or at a change the log shows (daemonset/NS/NAME, deployment/NS/NAME, flowschema/NAME…: the first such write)'))
+    .addOption(new Option('--changes', 'list the changes the log shows (FlowSchemas, priority levels, DaemonSets, Deployments, StatefulSets written by someone other than the control plane), to split at'))
     .addOption(new Option('-o, --output <format>', 'table, markdown, html or json').choices(['table', 'markdown', 'html', 'json']).default('table'))
     .addOption(new Option('--top <n>', 'group rows shown (json: all)').default('30'))
     .addOption(new Option('--width <n>', 'the table\'s width (default: the terminal\'s, else COLUMNS, else 120)'));
@@ -98,6 +103,23 @@ function checked(v: unknown, label: string): SideReport {
   }
 }
 
+/** The changes the logs show, in time order (a pass of their own over the lines). */
+async function changesIn(paths: string[], io: DiffIO): Promise<LogChange[]> {
+  const { sources, problems } = await expandSources(paths);
+  for (const pr of problems) io.err(`audit-scan: ${safeText(pr.name)}: ${pr.message}\n`);
+  const out: LogChange[] = [];
+  for (const src of sources) {
+    for await (const line of rawLines(openRaw(src, io.stdin), () => {})) {
+      const o = jsonObjectOf(line);
+      if (o === null || o.verb === 'get' || o.verb === 'list' || o.verb === 'watch') continue;
+      const e = normalizeAuditEvent(o, () => 'change');
+      const c = e.ok ? changeOf(e.value) : null;
+      if (c !== null) out.push(c);
+    }
+  }
+  return out.sort((a, b) => a.atMs - b.atMs);
+}
+
 /** Parses and runs `audit-scan diff …`; returns the exit code. */
 export async function runDiff(argv: string[], io: DiffIO): Promise<number> {
   const p = diffCommand(io.commandName);
@@ -107,6 +129,13 @@ export async function runDiff(argv: string[], io: DiffIO): Promise<number> {
   const top = Number(opts.top);
   if (!Number.isInteger(top) || top < 1) throw new UsageError(`diff: --top: expected a positive whole number (got ${JSON.stringify(opts.top)})`);
   const sides = p.args;
+  if (opts.changes === true) {
+    if (sides.length === 0) throw new UsageError('diff: --changes: give the logs to look in');
+    const found = await changesIn(sides, io);
+    if (found.length === 0) io.out('no changes in the logs (FlowSchemas, priority levels, DaemonSets, Deployments, StatefulSets written by someone other than the control plane)\n');
+    for (const c of found) io.out(`${new Date(c.atMs).toISOString()}  ${safeText(changeLabel(c))}  ${c.verb} by ${safeText(c.username)} (${safeText(c.userAgent)})\n`);
+    return 0;
+  }
   let before: SideReport;
   let after: SideReport;
   let sources: { before: string; after: string };
@@ -115,7 +144,18 @@ export async function runDiff(argv: string[], io: DiffIO): Promise<number> {
     const path = sides[0]!;
     if (path === '-') throw new UsageError('diff: --split-at reads the logs twice, once a side: give files, not stdin');
     if (kindOf(path) !== 'logs') throw new UsageError(`diff: --split-at cuts logs; ${safeText(path)} is a saved report or a store`);
-    const at = opts.splitAt;
+    let at = opts.splitAt;
+    if (isChangeSpec(at)) {
+      const spec = at;
+      const found = await changesIn([path], io);
+      const hit = found.find((c) => changeMatches(spec, c));
+      if (hit === undefined) {
+        const seen = found.slice(0, 10).map((c) => `  ${new Date(c.atMs).toISOString()} ${changeLabel(c)} (${c.verb} by ${c.username})`);
+        throw new UsageError(`diff: --split-at ${safeText(spec)}: no such change in ${safeText(path)}${seen.length > 0 ? `; the changes it shows:\n${seen.map(safeText).join('\n')}` : ' (it shows no change: give a time)'}`);
+      }
+      at = new Date(hit.atMs).toISOString();
+      io.err(`audit-scan: diff: split at ${safeText(changeLabel(hit))}, ${hit.verb} by ${safeText(hit.username)} (${safeText(hit.userAgent)}) at ${at}${found.filter((c) => changeMatches(spec, c)).length > 1 ? ' (the first of its writes)' : ''}\n`);
+    }
     const scan = async (label: string, w: { since?: string; until?: string }): Promise<SideReport> => {
       try {
         return await sideOf(path, label, opts, io, w);

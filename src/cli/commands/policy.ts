@@ -4,7 +4,8 @@
 
 import type { Readable } from 'node:stream';
 import { Command } from 'commander';
-import { expandSources, openRaw, readBytes } from '../../input/sources.js';
+import { expandSources, openRaw } from '../../input/sources.js';
+import { jsonObjectOf, rawLines } from '../../input/raw-lines.js';
 import { normalizeAuditEvent } from '../../decode/audit-event.js';
 import { PolicyTally, renderPolicyYaml } from '../../analyze/audit-policy.js';
 import { parseSubcommand, type CommandName } from '../program.js';
@@ -29,30 +30,6 @@ export function policyCommand(commandName: string = 'audit-scan'): Command {
   return p;
 }
 
-const MAX_LINE = 64 << 20;
-
-/** Every line of a source, as bytes (a line past MAX_LINE is counted and skipped). */
-async function* linesOf(raw: Readable, onLong: () => void): AsyncGenerator<Buffer> {
-  let parts: Buffer[] = [];
-  let held = 0;
-  for await (const chunk of readBytes(raw, () => {})) {
-    let from = 0;
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) {
-      const piece = chunk.subarray(from, i);
-      if (held + piece.length <= MAX_LINE) yield held === 0 ? piece : Buffer.concat([...parts, piece]);
-      else onLong();
-      parts = [];
-      held = 0;
-      from = i + 1;
-    }
-    if (from < chunk.length) {
-      held += chunk.length - from;
-      if (held <= MAX_LINE) parts.push(Buffer.from(chunk.subarray(from)));
-    }
-  }
-  if (held > 0 && held <= MAX_LINE) yield Buffer.concat(parts);
-}
-
 export async function runPolicy(argv: string[], io: PolicyIO): Promise<number> {
   const p = policyCommand(io.commandName);
   const parsed = parseSubcommand(p, argv, `${io.commandName ?? 'audit-scan'} policy`, io.out, io.err);
@@ -67,30 +44,18 @@ export async function runPolicy(argv: string[], io: PolicyIO): Promise<number> {
     failed = problems.length > 0;
     for (const src of sources) {
       try {
-        for await (const line of linesOf(openRaw(src, io.stdin), () => long++)) {
-          // a prefix (kubectl --prefix, CRI, syslog) before the event's JSON
-          const at = line.indexOf(123);
-          if (at < 0) {
+        for await (const line of rawLines(openRaw(src, io.stdin), () => long++)) {
+          const o = jsonObjectOf(line);
+          if (o === null) {
             if (line.length > 0) tally.notEvents++;
             continue;
           }
-          let o: unknown;
-          try {
-            o = JSON.parse(line.subarray(at).toString('utf8'));
-          } catch {
-            tally.notEvents++;
-            continue;
-          }
-          if (o === null || typeof o !== 'object' || Array.isArray(o)) {
-            tally.notEvents++;
-            continue;
-          }
-          const e = normalizeAuditEvent(o as Record<string, unknown>, () => 'policy');
+          const e = normalizeAuditEvent(o, () => 'policy');
           if (!e.ok) {
             tally.notEvents++;
             continue;
           }
-          tally.add(line.length + 1, o as Record<string, unknown>, e.value);
+          tally.add(line.length + 1, o, e.value);
         }
       } catch (err) {
         io.err(`audit-scan: ${safeText(src.name)}: ${(err as Error).message}\n`);
