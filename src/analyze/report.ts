@@ -1,13 +1,13 @@
-/*! finish(): ScanState → ScanReport, the documented JSON contract (schemaVersion 1). Classifies every read
- * group for the assumed Kubernetes version, joins etcd-served lists with the etcd reads of the same range and
- * time to get read amplification, and writes the findings. Unknown figures stay null; estimates are marked. */
+/*! One job: building the report's figures, ScanState → ScanReport (the contract in report-types.ts). Classifies
+ * every read group for the assumed Kubernetes version, joins etcd-served lists with the etcd reads of the same
+ * range and time to get read amplification; the findings are chosen in report-findings.ts, the live window in
+ * live-window.ts. Unknown figures stay null; estimates are marked. */
 
 import { formatCount } from '../model/count-format.js';
-import { classifyRead, etcdScopeOf, etcdShareOf, type ServingOptions, type ServingVerdict } from './serving.js';
+import { classifyRead, etcdScopeOf, type ServingOptions, type ServingVerdict } from './serving.js';
 import { parseMarkKey, querySignature, UNKNOWN_QUERY_REASON, UNKNOWN_SIGNATURE, type ReadGroup } from '../aggregate/read-groups.js';
-import { NO_UA, resourceKeyOf, type EtcdSlowAgg, type InputStats, type ScanState } from '../aggregate/scan-state.js';
+import { NO_UA, resourceKeyOf, type InputStats, type ScanState } from '../aggregate/scan-state.js';
 import { mergeAgg, zapSampledSpans, type EtcdAgg, type ZapSampledSpan } from '../aggregate/etcd-reads.js';
-import { renderApfYaml } from './apf.js';
 import { latencyFigures, type LatencyFigures } from '../aggregate/latency.js';
 import type { TimeSeries } from '../aggregate/time-series.js';
 export type { AnyFinding, EtcdRangeReport, FigureSource, Finding, GroupReport } from './findings.js';
@@ -24,6 +24,12 @@ import { describeFilters } from '../aggregate/filters.js';
 import { describeInput, inputYielded } from './input-kind.js';
 import { apiserverLogReport, logKubeVersion, type ApiserverLogReport, type NotInAudit } from './apiserver-log-report.js';
 import { logEvidenceKey, topFlowSchema } from '../aggregate/log-evidence.js';
+
+export type { FiltersReport, InputReport, LiveWindow, MetricsListReport, MetricsReport, ScanReport } from './report-types.js';
+import type { FiltersReport, InputReport, MetricsListReport, MetricsReport, ScanReport } from './report-types.js';
+export { fixFor, formatBytes, formatCount, severityOf, singular } from './report-findings.js';
+import { buildFindings, etcdSlowFinding, formatBytes, singular, type EtcdContext } from './report-findings.js';
+import { liveWindowOf } from './live-window.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -43,97 +49,6 @@ export interface ReportOptions {
   windowMs?: number;
 }
 
-/** Follow mode: the last `--window` of log time (it ends at the latest request read, so a log replayed later
- * reads as it did live). Requests are counted from the per-bucket series; where each was served is its group's
- * share over the whole run (served-from is not kept per bucket), so `etcdRequests` is an estimate. */
-export interface LiveWindow {
-  seconds: number;
-  /** the part of the window the log covers (shorter when the log began inside it): what the rates are over */
-  coveredSeconds: number;
-  from: string | null;
-  to: string | null;
-  requests: number;
-  perSecond: number;
-  /** over the last 10 s of the window */
-  nowPerSecond: number;
-  etcdRequests: number;
-  etcdShare: number | null;
-  top: Array<{ client: string; userAgent: string; username: string; verb: string; resource: string; selector: string; requests: number; perSecond: number; etcdShare: number | null }>;
-}
-
-/** Requests of `s` in [from, to). A bucket the window cuts (a series coarsened over a long run) counts by the
- * share of it inside, the bucket taken as spanning only the times the series holds ([firstMs, lastMs]): the
- * last bucket of a run is seldom full. So groups' counts add up to about the whole's. */
-function inWindow(s: TimeSeries, from: number, to: number, firstMs = -Infinity, lastMs = Infinity): number {
-  let n = 0;
-  for (const [b, c] of s.buckets) {
-    const start = Math.max(b * s.widthMs, firstMs);
-    const end = Math.min((b + 1) * s.widthMs, lastMs + 1);
-    // Stryker disable next-line EqualityOperator: a bucket that only touches the window adds its share inside, 0
-    if (end <= from || start >= to) continue;
-    n += (start >= from && end <= to) || end <= start ? c : (c * (Math.min(end, to) - Math.max(start, from))) / (end - start);
-  }
-  return n;
-}
-
-/** `firstMs`, `lastMs`: the inputs' first and last event times (buildReport has them; ±Infinity when none). */
-function liveWindowOf(state: ScanState, index: Map<string, { report: GroupReport; raw: ReadGroup }>, windowMs: number, top: number, firstMs: number, lastMs: number): LiveWindow {
-  const all = state.time.all;
-  let last = -Infinity;
-  for (const b of all.buckets.keys()) if (b > last) last = b;
-  if (!Number.isFinite(last)) return { seconds: windowMs / 1000, coveredSeconds: 0, from: null, to: null, requests: 0, perSecond: 0, nowPerSecond: 0, etcdRequests: 0, etcdShare: null, top: [] };
-  // the window ends with the bucket of the latest request; once the series has coarsened past --bucket, just
-  // after the latest request (a wide last bucket is seldom full)
-  const coarse = all.widthMs > state.timeOptions.bucketMs;
-  const to = coarse && Number.isFinite(lastMs) && lastMs < (last + 1) * all.widthMs ? lastMs + 1 : (last + 1) * all.widthMs;
-  const from = to - windowMs;
-  const requests = Math.round(inWindow(all, from, to, firstMs, lastMs));
-  const nowMs = Math.min(10_000, windowMs);
-  // Rates are over the part of the window the log covers: a log shorter than the window is not a quiet one.
-  const covered = Math.max(1000, to - Math.max(from, firstMs));
-  const coveredNow = Math.max(1000, to - Math.max(to - nowMs, firstMs));
-  let etcd = 0;
-  let classified = 0;
-  const rows: LiveWindow['top'] = [];
-  for (const { report: g, raw } of index.values()) {
-    const n = Math.round(inWindow(raw.series, from, to, raw.firstMs ?? -Infinity, raw.lastMs ?? Infinity));
-    if (n === 0) continue;
-    // the one rule (serving.ts servingMix): a refused read is known, and never an etcd read
-    const share = etcdShareOf(g.servedFrom);
-    if (share !== null) {
-      etcd += n * share;
-      classified += n;
-    }
-    rows.push({ client: clientName(g.userAgent, g.username), userAgent: g.userAgent, username: g.username, verb: g.verb, resource: g.apiGroup ? `${g.resource}.${g.apiGroup}` : g.resource, selector: g.selector, requests: n, perSecond: round2((n * 1000) / covered), etcdShare: share === null ? null : Math.round(share * 100) / 100 });
-  }
-  // worst for etcd first: the requests it sent there, then all it sent
-  rows.sort((a, b) => (b.etcdShare ?? 0) * b.requests - (a.etcdShare ?? 0) * a.requests || b.requests - a.requests || (a.client < b.client ? -1 : 1));
-  return {
-    seconds: windowMs / 1000,
-    from: new Date(from).toISOString(),
-    to: new Date(to).toISOString(),
-    coveredSeconds: round1(covered / 1000),
-    requests,
-    perSecond: round2((requests * 1000) / covered),
-    nowPerSecond: round2((inWindow(all, to - nowMs, to, firstMs, lastMs) * 1000) / coveredNow),
-    etcdRequests: Math.round(etcd),
-    etcdShare: classified === 0 ? null : Math.round((etcd / classified) * 100) / 100,
-    top: rows.slice(0, top),
-  };
-}
-
-/** An input's counts in the JSON contract: InputStats with maps as objects and times as RFC 3339. */
-export type InputReport = Omit<InputStats, 'skipReasons' | 'otherKinds' | 'firstMs' | 'lastMs' | 'implausibleKinds' | 'sketch' | 'fingerprint' | 'sample' | 'wrappers' | 'engineRead' | 'engineDeclined' | 'metrics' | 'fileTimeMs' | 'apiserverLog'> & {
-  skipReasons: Record<string, number>;
-  /** wrapper → lines (or document items) read through it: "cri", "docker", "gke", … ({} for plain lines) */
-  wrappers: Record<string, number>;
-  otherKinds: Record<string, number>;
-  implausibleKinds: Record<string, number>;
-  firstSeen: string | null;
-  lastSeen: string | null;
-  /** set when the input gave no audit event and no etcd entry: what it looked like (the wrong file?) */
-  looksLike: string | null;
-};
 
 /** Where the report's etcd key prefix came from: --etcd-prefix, or the keys of the reads (model/etcd-key.ts). */
 export function describeEtcdPrefix(given: string | null, seen: ReadonlyMap<string, number>): ScanReport['kubernetes']['etcdPrefix'] {
@@ -165,111 +80,6 @@ export function apfFiles(r: Pick<ScanReport, 'findings'>): Array<{ file: string;
   return out;
 }
 
-export interface ScanReport {
-  schemaVersion: 1;
-  tool: { name: 'audit-scan'; version: string };
-  kubernetes: {
-    version: string;
-    source: AssumedVersion['source'];
-    reason: string;
-    etcdVersion: string | null;
-    etcdProgressNotify: boolean | null;
-    /** the etcd key prefixes the reads sat under, most reads first; given by --etcd-prefix, or inferred per key */
-    etcdPrefix: { prefixes: string[]; source: 'given' | 'default' | 'inferred'; reason: string };
-  };
-  inputs: InputReport[];
-  totals: {
-    requests: number;
-    listRequests: number;
-    listWithoutResourceVersion: number;
-    listFromEtcd: number;
-    getRequests: number;
-    getFromEtcd: number;
-    watchRequests: number;
-    tokenRequests: number;
-    /** requests left out by the filters */
-    filteredOut: number;
-    etcdSlowRanges: number;
-    etcdInternalRanges: number;
-    etcdInternalByReason: Record<string, number>;
-    clusterNodes: number;
-    skippedLines: number;
-    pendingEvicted: number;
-    /** requests left out because an earlier input holds the same ones (a copy of the same log) */
-    duplicateRequests: number;
-    /** lists, gets and watches whose query string the log did not keep (GKE Cloud Logging): served from where,
-     * and how much etcd read for them, is unknown */
-    readsQueryUnknown: number;
-    firstSeen: string | null;
-    lastSeen: string | null;
-  };
-  listGroups: GroupReport[];
-  listGroupsTotal: number;
-  /** set when the group cap folded small groups away (--max-groups): their count and requests */
-  groupsCapped: { foldedGroups: number; foldedRequests: Record<string, number>; maxCountError: number } | null;
-  getGroups: GroupReport[];
-  etcdRanges: EtcdRangeReport[];
-  topUserAgents: Array<{ userAgent: string; requests: number }>;
-  findings: AnyFinding[];
-  timeline: Timeline;
-  /** what to read first: the audit window, the peak rate, the offending clients with their fix, what etcd read */
-  summary: Summary;
-  /** restarts, gaps, storms and token waves, in time order */
-  incident: IncidentEvent[];
-  /** every proposed fix at once */
-  whatIf: WhatIf;
-  /** which figures are measured and which estimated, and the Kubernetes version assumed */
-  method: Method;
-  /** --follow only: the last --window (the follow command moves it to live.window) */
-  liveWindow?: LiveWindow;
-  /** what the apiserver's /metrics dumps say, per resource; null when no input held any */
-  metrics: MetricsReport | null;
-  /** the filters given, and what they left out; null when none was given */
-  filters: FiltersReport | null;
-  /** each apiserver's inputs and share of the requests, when the inputs say which apiserver wrote them */
-  apiservers: ApiserversReport;
-  /** present when an input held the apiserver's own log: what it showed, its release and verbosity, its limits */
-  apiserverLog?: ApiserverLogReport;
-}
-
-/** What the filters did: the requests (and etcd lines) they left out of a log that covers `totals.firstSeen` to
- * `totals.lastSeen`. Versions, nodes and object counts are taken from every line read, filtered or not. */
-export interface FiltersReport {
-  applied: string[];
-  requestsLeftOut: number;
-  etcdLinesLeftOut: number;
-}
-
-/** The metrics dumps: object counts, and between two dumps of one apiserver what its LISTs fetched and returned. */
-export interface MetricsReport {
-  dumps: number;
-  apiservers: number;
-  kubernetesVersion: string | null;
-  resources: Array<{
-    resource: string;
-    objects: number | null;
-    objectsAt: string | null;
-    /** LISTs served from etcd between dumps (apiserver_storage_list_*): measured objects fetched per list */
-    etcdLists: MetricsListReport | null;
-    /** LISTs served from the watch cache between dumps (apiserver_cache_list_*) */
-    cacheLists: MetricsListReport | null;
-    sizeEstimateBytes: number | null;
-  }>;
-  /** why there are no deltas, when there are none: one dump, or dumps of different apiservers */
-  deltasReason: string | null;
-}
-
-export interface MetricsListReport {
-  lists: number;
-  fetchedPerList: number | null;
-  returnedPerList: number | null;
-  amplification: number | null;
-  from: string;
-  to: string;
-  resets: number;
-}
-
-// Stryker disable next-line EqualityOperator: map keys are unique, so two keys are never equal
 const toObj = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 const round2 = (x: number): number => Math.round(x * 100) / 100;
@@ -932,236 +742,6 @@ export function summarizeEtcd(aggs: EtcdAgg[]): EtcdRangeReport[] {
       if (x.reads !== y.reads) return y.reads - x.reads;
       return x.key < y.key ? -1 : x.key > y.key ? 1 : 0;
     });
-}
-
-// ---- findings -------------------------------------------------------------------------------------
-
-/** "pods" → "pod", "ingresses" → "ingress", "endpoints" stays. */
-export function singular(resource: string): string {
-  if (resource === 'endpoints') return resource;
-  if (resource.endsWith('ies')) return resource.slice(0, -3) + 'y';
-  if (resource.endsWith('sses') || resource.endsWith('xes')) return resource.slice(0, -2);
-  if (resource.endsWith('s')) return resource.slice(0, -1);
-  return resource;
-}
-
-/** 13313287 → "13.3 MB" (SI units, as the etcd size field is bytes). */
-export function formatBytes(n: number): string {
-  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  // Stryker disable next-line EqualityOperator,Regex: 100 prints as 100 either way; toFixed(1) has one decimal, so ".0" can only end it
-  return i === 0 ? `${Math.round(v)} ${units[0]}` : `${v >= 100 ? Math.round(v) : v >= 10 ? v.toFixed(1).replace(/\.0$/, '') : v.toFixed(1)} ${units[i]}`;
-}
-
-/** 4800 → "4,800". */
-export { formatCount };
-
-export function fixFor(g: GroupReport): string {
-  // the most frequent reason that sent requests to etcd (a reason served "from cache" names no fix)
-  const top = Object.keys(g.reasons).find((r) => {
-    if (r.includes('from cache')) return false;
-    return r.startsWith('no resourceVersion') || r.startsWith('continue') || r.startsWith('limit with') || r.includes('Exact') || r.startsWith('events') || r.startsWith('watch cache') || r.startsWith('unsupported');
-  }) ?? '';
-  const res = g.resource;
-  if (top.startsWith('events') || top.startsWith('watch cache')) {
-    return `${res} have no watch cache, so every list reads etcd: list a narrower scope (one namespace, fieldSelector on involvedObject), list less often, or move ${res} to their own etcd with --etcd-servers-overrides.`;
-  }
-  if (top.startsWith('continue')) {
-    return 'Pages 2..n of a paginated list (continue token) read etcd before 1.34: list with resourceVersion=0 and no limit (one page, from the watch cache), or upgrade to 1.34+ (ListFromCacheSnapshot).';
-  }
-  if (top.startsWith('limit with') || top.includes('Exact')) {
-    return 'Exact-resourceVersion reads go to etcd: use resourceVersionMatch=NotOlderThan (or resourceVersion=0) so the watch cache can serve it.';
-  }
-  const idx = res === 'pods' && g.selector.includes('spec.nodeName=') ? ' (pods by spec.nodeName use the watch-cache index)' : '';
-  return `Send resourceVersion=0&resourceVersionMatch=NotOlderThan so the watch cache serves the list${idx}, or use an informer (client-go reflectors list from the cache).`;
-}
-
-export function severityOf(g: GroupReport, totalRequests: number): Finding['severity'] {
-  const bytes = g.bytesReadTotal ?? 0;
-  const amp = g.amplification ?? 0;
-  const n = g.servedFrom.etcd;
-  if (bytes >= 10e9 || (amp >= 50 && n >= 1000)) return 'critical';
-  if (bytes >= 1e9 || (amp >= 10 && n >= 100) || n >= Math.max(1000, totalRequests * 0.1)) return 'high';
-  if (n >= 100 || amp >= 10) return 'medium';
-  return 'low';
-}
-
-/** What the etcd log says beyond the reads joined to clients: its own threshold, and etcd being slow by itself. */
-interface EtcdContext {
-  thresholdMs: number | null;
-  slow: ReadonlyMap<string, EtcdSlowAgg>;
-  /** audit events were read, but the filters left out every request */
-  auditFiltered: boolean;
-  /** audit events were read at all */
-  audit: boolean;
-}
-
-/** The slow reads of an etcd log no audit list explains: the heaviest and the slowest range, and the failed reads. */
-function etcdOnlyFindings(report: Pick<ScanReport, 'totals'>, etcdRanges: EtcdRangeReport[], etcd: EtcdContext): Finding[] {
-  const out: Finding[] = [];
-  const client = etcdRanges.filter((x) => x.internal === null);
-  const failed = client.reduce((n, x) => n + x.errors, 0);
-  const answered = client.filter((x) => x.reads > x.errors);
-  const reads = answered.reduce((n, x) => n + x.reads - x.errors, 0);
-  const over = etcd.thresholdMs === null ? 'over 100 ms, etcd’s default threshold' : `over ${etcd.thresholdMs} ms, the threshold its log states`;
-  const who = etcd.auditFiltered
-    ? 'The filters left out the audit requests that would name the client.'
-    : etcd.audit
-      ? 'No list in the audit log explains them: check that the audit log covers the same time and comes from the apiservers of this etcd.'
-      : 'Add the apiserver audit log to see which client sent them.';
-  if (reads > 0) {
-    // the heaviest first (etcdRanges' order: most objects read in all); the slowest may be another range
-    const heavy = answered[0]!;
-    const slowest = answered.reduce((a, b) => ((b.tookMsMax ?? -1) > (a.tookMsMax ?? -1) ? b : a));
-    const each = heavy.objectsPerRead !== null ? `, ${plural(heavy.objectsPerRead, 'object')} each` : '';
-    const slowText = slowest === heavy ? (heavy.tookMsMax !== null ? `, up to ${heavy.tookMsMax} ms` : '') : `; the slowest, ${slowest.key}, took ${slowest.tookMsMax} ms`;
-    out.push({
-      kind: 'etcd-slow-ranges',
-      severity: reads >= 100 ? 'high' : 'medium',
-      summary: `etcd logged ${plural(reads, 'slow read')} (${over})${answered.length > 1 ? ` of ${formatCount(answered.length)} key ranges; the most objects: ${heavy.key}, ${plural(heavy.reads - heavy.errors, 'read')}` : ` of ${heavy.key}`}${each}${slowText}. ${who}`,
-      fix: 'Find the client in the audit log (lists of this resource without resourceVersion), then serve it from the watch cache or queue it with APF.',
-      resource: heavy.resource,
-      apf: null,
-    });
-  }
-  if (failed > 0) {
-    const worst = client.reduce((a, b) => (b.errors > a.errors ? b : a));
-    out.push({
-      kind: 'etcd-failed-reads',
-      severity: 'medium',
-      summary: `${plural(failed, 'read')} of etcd ended in an error, not an answer (most of ${worst.key}, ${formatCount(worst.errors)}): etcd logs "context canceled" when the apiserver stopped waiting and "request timed out" when etcd ran out of time; either way the client got no objects and will retry.`,
-      fix: 'Look at etcd’s load and disk at those times (the slow-etcd findings, etcd_disk_wal_fsync_duration_seconds); a read of a whole large prefix that times out is retried in full, so serve it from the watch cache.',
-      resource: worst.resource,
-      apf: null,
-    });
-  }
-  return out;
-}
-
-/** etcd slow on its own: writes, fdatasync, WAL syncs and heartbeats over their thresholds, which no read explains. */
-function etcdSlowFinding(etcd: EtcdContext): Finding | null {
-  if (etcd.slow.size === 0) return null;
-  const names: Record<string, [string, string]> = {
-    'slow write': ['slow write', 'slow writes (txn or put over the threshold)'],
-    'slow apply': ['slow apply', 'slow applies'],
-    'slow fdatasync': ['slow fdatasync', 'slow fdatasyncs'],
-    'wal sync': ['slow WAL sync', 'slow WAL syncs'],
-    'late heartbeat': ['late leader heartbeat', 'late leader heartbeats (the leader overloaded, often by a slow disk)'],
-  };
-  const order = ['slow write', 'slow apply', 'slow fdatasync', 'wal sync', 'late heartbeat'];
-  const parts: string[] = [];
-  let disk = 0;
-  let n = 0;
-  for (const k of order) {
-    const a = etcd.slow.get(k);
-    if (a === undefined) continue;
-    n += a.n;
-    if (k !== 'slow write' && k !== 'slow apply') disk += a.n;
-    const [one, many] = names[k]!;
-    parts.push(`${formatCount(a.n)} ${a.n === 1 ? one : many}${a.tookMaxMs !== null ? `, up to ${formatMs(a.tookMaxMs)}` : ''}`);
-  }
-  return {
-    kind: 'etcd-slow-disk',
-    severity: disk > 0 || n >= 10 ? 'medium' : 'low',
-    summary: `etcd was slow by itself, not for a read: ${parts.join('; ')}. Slow writes and syncs delay every request that writes, and a late heartbeat risks a leader election.`,
-    fix: 'Check etcd’s disk: etcd_disk_wal_fsync_duration_seconds p99 should stay under 10 ms and etcd_disk_backend_commit_duration_seconds under 25 ms; give etcd a dedicated SSD, keep its database small (compaction, defragmentation), and look for noisy neighbours on the node.',
-    apf: null,
-  };
-}
-
-/** "1 read" / "2 reads". */
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${formatCount(n)} ${n === 1 ? one : many}`;
-}
-
-/** 157.2 ms, 1.2 s */
-function formatMs(ms: number): string {
-  return ms >= 1000 ? `${round1(ms / 1000)} s` : `${round1(ms)} ms`;
-}
-
-function buildFindings(
-  report: Pick<ScanReport, 'totals' | 'listGroups'>,
-  lists: GroupReport[],
-  gets: GroupReport[],
-  etcdRanges: EtcdRangeReport[],
-  v: KubeVersion,
-  groupOf: Map<Finding, GroupReport>,
-  etcd: EtcdContext = { thresholdMs: null, slow: new Map(), auditFiltered: false, audit: false },
-): Finding[] {
-  const out: Finding[] = [];
-  // Stryker disable next-line MethodExpression,ConditionalExpression,EqualityOperator: lists come ordered by etcd requests, so groups with none follow every group with some
-  const etcdLists = lists.filter((g) => g.servedFrom.etcd > 0);
-  const etcdListTotal = etcdLists.reduce((s, g) => s + g.servedFrom.etcd, 0);
-  for (const g of etcdLists.slice(0, 10)) {
-    if (g.servedFrom.etcd < Math.max(10, etcdListTotal * 0.01) && (g.amplification ?? 0) < 10) continue;
-    const client = clientName(g.userAgent, g.username);
-    const res = g.apiGroup.length > 0 ? `${g.resource}.${g.apiGroup}` : g.resource;
-    const who = g.username.length > 0 && g.username !== client ? `${client} (${g.username})` : client;
-    const from = g.nodes > 1 ? ` from ${formatCount(g.nodes)} nodes` : '';
-    const noRv = g.withoutResourceVersion > 0 ? (g.withoutResourceVersion === g.requests ? ' without resourceVersion' : ` (${formatCount(g.withoutResourceVersion)} without resourceVersion)`) : '';
-    // refused reads are in the group's requests but read nothing (serving.ts servingMix): said, never counted as etcd's
-    const refused = g.servedFrom.rejected > 0 ? `, ${formatCount(g.servedFrom.rejected)} of them refused before storage (read nothing)` : '';
-    let summary = `${who} sent ${formatCount(g.requests)} ${singular(g.resource)} lists${from}${noRv}${refused}; ${formatCount(g.servedFrom.etcd)} were served from etcd`;
-    const est = g.estimated ? ' (estimated)' : '';
-    if (g.objectsReadPerRequest !== null && g.amplification !== null && g.objectsReturnedPerRequest !== null) {
-      const size = g.bytesReadPerRequest !== null ? ` (${formatBytes(g.bytesReadPerRequest)})` : '';
-      const total = g.bytesReadTotal !== null ? `, ${formatBytes(g.bytesReadTotal)} read` : '';
-      summary = `${who} sent ${formatCount(g.requests)} ${singular(g.resource)} lists${from}${noRv}${refused}; ${refused ? `the ${formatCount(g.servedFrom.etcd)} served from etcd each read ${formatCount(g.objectsReadPerRequest)} ${g.resource}${size}` : `each read ${formatCount(g.objectsReadPerRequest)} ${g.resource}${size} from etcd`} to return ~${formatCount(g.objectsReturnedPerRequest)}: ${g.amplification}× amplification${total}${est}`;
-    } else {
-      summary += '; the etcd log does not show how much each read (pass the etcd log or --objects).';
-    }
-    const finding: Finding = {
-      kind: (g.amplification ?? 0) >= 2 ? 'etcd-list-amplification' : 'list-from-etcd',
-      severity: severityOf(g, report.totals.requests),
-      summary,
-      fix: fixFor(g),
-      client,
-      userAgent: g.userAgent,
-      username: g.username,
-      resource: res,
-      requests: g.requests,
-      etcdRequests: g.servedFrom.etcd,
-      nodes: g.nodes,
-      amplification: g.amplification,
-      bytesReadTotal: g.bytesReadTotal,
-      estimated: g.estimated,
-      apf: renderApfYaml(
-        { username: g.username, apiGroup: g.apiGroup, resource: g.resource, verbs: ['list'], clusterScope: g.namespace === null, namespaced: g.namespace !== null },
-        v,
-      ),
-    };
-    out.push(finding);
-    groupOf.set(finding, g);
-  }
-  for (const g of gets.slice(0, 5)) {
-    if (g.servedFrom.etcd < 1000) continue;
-    const client = clientName(g.userAgent, g.username);
-    const finding: Finding = {
-      kind: 'get-from-etcd',
-      severity: g.servedFrom.etcd >= report.totals.requests * 0.1 ? 'medium' : 'low',
-      summary: `${client} (${g.username}) sent ${formatCount(g.servedFrom.etcd)} ${singular(g.resource)} gets without resourceVersion; each is a quorum read of one etcd key.`,
-      fix: 'Read from an informer cache, or send resourceVersion=0 when a slightly stale object is acceptable.',
-      client,
-      userAgent: g.userAgent,
-      username: g.username,
-      resource: g.resource,
-      requests: g.requests,
-      etcdRequests: g.servedFrom.etcd,
-      nodes: g.nodes,
-      apf: null,
-    };
-    out.push(finding);
-    groupOf.set(finding, g);
-  }
-  if (report.listGroups.length === 0) out.push(...etcdOnlyFindings(report, etcdRanges, etcd));
-  // by severity first: buildReport's stable sort of every finding puts that above this order
-  out.sort((a, b) => (b.bytesReadTotal ?? 0) - (a.bytesReadTotal ?? 0) || (b.etcdRequests ?? 0) - (a.etcdRequests ?? 0));
-  return out;
 }
 
 /** true when no input gave anything to analyse (the wrong files, or empty ones): the report must not read as an all-clear. */
