@@ -1,85 +1,33 @@
-/*! ScanState: everything a scan accumulates, fed one line or one JSON value at a time. It owns per-input
- * counts, auditID dedup across stages and files, the read groups and the etcd aggregates. Per-line work
- * touches only this state, so a worker can own one ScanState per byte range and merge() them at the end. */
+/*! One job: ScanState, the counting: everything a scan accumulates, fed one line or one JSON value at a time. It
+ * owns per-input counts, auditID dedup across stages and files, the read groups and the etcd aggregates. Per-line
+ * work touches only this state, so a worker can own one ScanState per byte range and merge() them at the end. The
+ * shapes it hands out and takes back are in state-types.ts, an input's counts in input-stats.ts (both re-exported
+ * here). */
 
 import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
 import { parseRequestQuery, parseRequestUri, type ListQuery } from '../model/request-uri.js';
 import { describeSelectors, type SelectorInfo } from '../model/selector.js';
-import { VersionEvidenceCollector, type VersionEvidence } from '../model/kube-version.js';
+import { VersionEvidenceCollector } from '../model/kube-version.js';
 import { describeEtcdKey } from '../model/etcd-key.js';
 import type { EtcdEntry } from '../decode/etcd-line.js';
-import { LineDecoder, newDecodeSegment, MAX_METRIC_SAMPLES, type DecodeCounts, type DecodeSegment, type DecodeSink, type SkipListener } from '../decode/line-decoder.js';
-import { ReadGroups, isWatchList, type GroupOverflow, type ReadGroup } from './read-groups.js';
+import { LineDecoder, newDecodeSegment, type DecodeSegment, type DecodeSink, type SkipListener } from '../decode/line-decoder.js';
+import { ReadGroups, isWatchList } from './read-groups.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
-import { compileFilter, NO_FILTER, type FilterSpec } from './filters.js';
-import { EtcdReads, type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
-import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, newSketch, overlapsAny, sketchAdd, sketchMerge, splitFar, type TimeCluster, type TimeSketch } from './plausible.js';
-import { fingerprintAdd, fingerprintAddSecond, fingerprintMerge, newFingerprint, type Fingerprint, type SkipWindows } from './fingerprint.js';
+import { compileFilter, type FilterSpec } from './filters.js';
+import { EtcdReads, type EtcdRead } from './etcd-reads.js';
+import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, overlapsAny, sketchAdd, splitFar, type TimeCluster } from './plausible.js';
+import { fingerprintAdd, fingerprintAddSecond } from './fingerprint.js';
 import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, OPEN_NONE, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine, type Slot, type SlotTables } from '../decode/engine/engine.js';
 import { latencyAddBucket, latencyEdges2000 } from './latency.js';
 import { LookBack } from './look-back.js';
-import { EMPTY_TAIL, idTailOf, type IdTail } from '../decode/id-keys.js';
-import { addApiserverLogStats, joinLogRecords } from '../decode/apiserver-log-reader.js';
-import { LogEvidence, type LogEvidenceEntry } from './log-evidence.js';
+import { EMPTY_TAIL, idTailOf } from '../decode/id-keys.js';
+import { joinLogRecords } from '../decode/apiserver-log-reader.js';
+import { LogEvidence } from './log-evidence.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
-
-/** Counts for one input (file or stdin): what the decoder counts (DecodeCounts: lines, skips, wrappers, metric
- * samples) and what the aggregator counts. The JSON contract's inputs[] is built from this. */
-export interface InputStats extends DecodeCounts {
-  format: 'lines' | 'documents';
-  gzip: boolean;
-  auditEvents: number;
-  etcdEntries: number;
-  duplicateEvents: number;
-  error: string | null;
-  firstMs: number | null;
-  lastMs: number | null;
-  /** events whose times cannot be real (before 1971, a day in the future, far from the rest of the input) */
-  implausibleTimes: number;
-  implausibleKinds: Map<string, number>;
-  /** a bounded histogram of the input's plausible event times, for the "far from the rest" rule */
-  sketch: TimeSketch;
-  /** per-minute fingerprint of the requests counted, to find copies of one log given twice (fingerprint.ts) */
-  fingerprint: Fingerprint;
-  /** requests left out because an earlier input holds the same ones (a copy of the same log) */
-  duplicateRequests: number;
-  /** the earlier input this one copies (nearly all its requests are there), or null */
-  duplicateOf: string | null;
-  /** earlier inputs some of whose requests this one repeats (each counted once) */
-  overlaps: Array<{ input: string; requests: number }>;
-  /** lines the compiled engine read, and lines it declined (read in JavaScript): for --verbose */
-  engineRead: number;
-  engineDeclined: number;
-  /** the file's modification time: when a metrics dump without timestamps was taken, unless its name says */
-  fileTimeMs: number | null;
-}
-
-export { MAX_METRIC_SAMPLES, type SkipListener };
-
-/** What a counted request looked like, for the DuckDB store. Reads carry their parsed query. */
-export interface RequestRow {
-  e: AuditEvent;
-  input: number;
-  resource: string;
-  apiGroup: string;
-  namespace: string;
-  query: ListQuery | null;
-  selector: SelectorInfo | null;
-  node: string | null;
-}
-
-/** Receives counted requests and finished etcd reads (the DuckDB store's loader). */
-export interface ScanSink {
-  request(r: RequestRow): void;
-  etcdRead(r: EtcdRead): void;
-}
-
-/** The start of the name given to an event without an auditID. */
-export const NO_ID = '(no auditID ';
-
-/** How requests without a user agent are listed among the user agents. */
-export const NO_UA = '(no user agent) ';
-
+import { type InputStats, addInputStats, newInputStats } from './input-stats.js';
+import { type ScanSink, NO_ID, NO_UA, type Counters, type StreamTiming, HEAD_TIMES, type LeaseHolders, type TimeOptions, DEFAULT_TIME_OPTIONS, type TimeState, MAX_NAMED_APISERVERS, streamKey, parseStreamKey, type ClientCounts, INPUT_REQUEST_BUCKETS, MAX_CLIENT_INPUTS, CLIENT_SERIES_BUCKETS, CLIENT_SERIES_MIN_MS, clientInputKey, type SegmentResult, type StateSnapshot, type SuspendedSegment, type EtcdSlowAgg } from './state-types.js';
+export * from './input-stats.js';
+export * from './state-types.js';
 
 /** Most in-flight (non-final stage) requests remembered for dedup; past it the oldest is counted as is. */
 const MAX_PENDING = 250_000;
@@ -87,20 +35,6 @@ const MAX_PENDING = 250_000;
 const RECENT_TERMINALS = 1 << 16;
 /** Final-stage events received within this long after a stream's first event may pair with an earlier file. */
 const HEAD_SLACK_MS = 1000;
-
-/** Totals over all inputs (before the report adds derived figures). */
-export interface Counters {
-  requests: number;
-  /** requests left out by --since/--until/--user/--verb/--resource/--namespace */
-  filteredOut: number;
-  /** etcd lines the filters left out (--since/--until, --resource/--namespace) */
-  etcdFilteredOut: number;
-  pendingEvicted: number;
-  /** segments whose first events could not all be measured again at reconcile (replayHead) */
-  timingInexact: number;
-  byVerb: Map<string, number>;
-  tokenRequests: number;
-}
 
 /** One consecutive piece of one input: a whole file, or one worker's byte range or chunk of it. Dedup state
  * is per segment; reconcile() joins segments in input order, so a split never changes a count. */
@@ -148,293 +82,11 @@ interface Segment {
   namedOverflow: number;
 }
 
-/** The event times of one named apiserver in a segment: gaps in its own stream, as a segment's for its input. */
-export interface StreamTiming {
-  firstT: number | null;
-  lastT: number | null;
-  gaps: Array<[number, number]>;
-  spacing: SpacingHistogram;
-  events: number;
-  /** the first HEAD_TIMES event times, for replayHead(); the gaps measured at them (kept whole until the segment
-   * ends); whether later events were not kept */
-  headTimes?: number[];
-  headGaps?: Array<[number, number]>;
-  headDropped?: boolean;
-}
-
-/** Event times a segment keeps from its start, so that reconcile() can measure them as one thread does. */
-export const HEAD_TIMES = 4096;
-
-/** The holders of one apiserver identity lease within a segment (Request-level audit shows them). */
-interface LeaseHolders {
-  first: string;
-  firstT: number;
-  last: string;
-}
-
-/** Options for the time analysis (issue 5), shared with workers. */
-export interface TimeOptions {
-  filter: FilterSpec;
-  bucketMs: number;
-  /** a pause in one input's events this long is a gap (apiserver restart or log loss); null: adaptive (gaps.ts) */
-  gapMs: number | null;
-  /** "now", for the rule that a time more than a day ahead cannot be real */
-  nowMs: number;
-  /** --syslog-year: the year of syslog and journald short dates (they carry none); undefined or null: inferred */
-  syslogYear?: number | null;
-  /** keep per-minute fingerprints of the requests (only worth it with two inputs or more) */
-  fingerprint?: boolean;
-  /** the apiserver's own log read beside an audit log: its requests are kept as evidence (LogEvidence), not
-   * counted (the scan reads the inputs again so when the first read finds both) */
-  logAsEvidence?: boolean;
-  /** when the inputs are read again after copies were found: input index → windows of its requests to leave out */
-  skipCopies?: Array<[number, SkipWindows]>;
-}
-
-export const DEFAULT_TIME_OPTIONS: TimeOptions = { filter: NO_FILTER, bucketMs: 1000, gapMs: null, nowMs: Date.now() };
-
-/** Time series kept for the time analysis; all mergeable. */
-export interface TimeState {
-  all: TimeSeries;
-  tokens: TimeSeries;
-  /** namespace/serviceaccount → TokenRequests */
-  tokenAccounts: Map<string, number>;
-  /** TokenRequest expirationSeconds → count (seen at Request level and above) */
-  tokenTtls: Map<number, number>;
-  /** resource key → list requests */
-  listsByResource: Map<string, TimeSeries>;
-  /** input index → list requests / final stages of watches */
-  inputLists: Map<number, TimeSeries>;
-  inputWatchEnds: Map<number, TimeSeries>;
-  /** `${input}\u0000${resourceKey}` → 429s "storage is (re)initializing": when that apiserver's cache of that
-   * resource was not ready (1.31+) */
-  initRejects: Map<string, TimeSeries>;
-  /** input index → candidate gaps [from, to] in its event stream (filled by reconcile; the longest MAX_GAPS) */
-  inputGaps: Map<number, Array<[number, number]>>;
-  /** input index → spacing between its events, for the adaptive gap threshold */
-  inputSpacing: Map<number, SpacingHistogram>;
-  /** input index → restart signs other than gaps ([time, what]) */
-  inputSigns: Map<number, Array<[number, string]>>;
-  /** input index → every request it holds, filtered or not: each apiserver's share over time (apiservers.ts) */
-  inputRequests: Map<number, TimeSeries>;
-  /** clientInputKey(input, user agent, user) → that client's requests on that input, in coarse buckets: where an
-   * apiserver's clients went after it restarted. At most MAX_CLIENT_INPUTS keys; past it, counted in
-   * clientInputsOverflow */
-  clientInputs: Map<string, ClientCounts>;
-  /** requests of (client, input) pairs past MAX_CLIENT_INPUTS, not tracked per client */
-  clientInputsOverflow: number;
-  /** streamKey(input, apiserver) → the requests of an apiserver a wrapper's records name inside an input (a
-   * CloudWatch log stream, a pod): as inputRequests, inputLists and inputWatchEnds, per named apiserver. Its
-   * requests count in the input's series too; the clients of its requests are keyed by its streamKey */
-  streamRequests: Map<string, TimeSeries>;
-  streamLists: Map<string, TimeSeries>;
-  streamWatchEnds: Map<string, TimeSeries>;
-  /** streamKey → its gaps, its spacing and [first, last] event time (filled by reconcile, as inputGaps) */
-  streamGaps: Map<string, Array<[number, number]>>;
-  streamSpacing: Map<string, SpacingHistogram>;
-  streamSpan: Map<string, [number, number]>;
-  /** input index → records naming an apiserver past MAX_NAMED_APISERVERS: the input's names are then not used */
-  streamOverflow: Map<number, number>;
-}
-
-/** Most apiservers a wrapper may name in one input; more, and the field names something else (apiservers.ts
- * then maps the input by its path). */
-export const MAX_NAMED_APISERVERS = 32;
-
-/** The key of an apiserver named inside input `input` (TimeState.stream*; clientInputKey's source). */
-export function streamKey(input: number, apiserver: string): string {
-  return `${input}\u0001${apiserver}`;
-}
-
-/** The parts of a streamKey(), or of an input index as a string (apiserver null). */
-export function parseStreamKey(k: string): { input: number; apiserver: string | null } {
-  const i = k.indexOf('\u0001');
-  return i < 0 ? { input: Number(k), apiserver: null } : { input: Number(k.slice(0, i)), apiserver: k.slice(i + 1) };
-}
-
-/** One client's requests on one input: all of them, and its lists and watch-lists (the relists of a storm). */
-export interface ClientCounts {
-  all: TimeSeries;
-  lists: TimeSeries | null;
-}
-
-/** Buckets kept per input for its share of requests (TimeState.inputRequests). */
-export const INPUT_REQUEST_BUCKETS = 20_000;
-/** Most (client, input) pairs kept: a kubelet per node on each apiserver is 15,000 on a 5,000-node cluster. */
-export const MAX_CLIENT_INPUTS = 20_000;
-/** Buckets kept per (client, input) series, at least a minute wide: 2 h at a minute, then coarser. */
-export const CLIENT_SERIES_BUCKETS = 120;
-export const CLIENT_SERIES_MIN_MS = 60_000;
-
-/** Inputs whose wrappers name apiservers (TimeState.stream*), each with the streamKeys of the apiservers named,
- * sorted. An input past MAX_NAMED_APISERVERS is left out: the field names something else, and its path says. */
-export function namedApiservers(time: Partial<Pick<TimeState, 'streamSpan' | 'streamRequests' | 'streamOverflow'>>): Map<number, string[]> {
-  const out = new Map<number, string[]>();
-  for (const k of new Set([...(time.streamSpan?.keys() ?? []), ...(time.streamRequests?.keys() ?? [])])) {
-    const { input } = parseStreamKey(k);
-    const ks = out.get(input);
-    if (ks === undefined) out.set(input, [k]);
-    else ks.push(k);
-  }
-  for (const [i, ks] of out) {
-    if ((time.streamOverflow?.get(i) ?? 0) > 0 || ks.length > MAX_NAMED_APISERVERS) out.delete(i);
-    else ks.sort();
-  }
-  return out;
-}
-
-/** The key of one client (user agent and user) on one input (or one apiserver named in it: a streamKey) in
- * TimeState.clientInputs. */
-export function clientInputKey(input: number | string, userAgent: string, username: string): string {
-  return `${input}\u0000${userAgent}\u0000${username}`;
-}
-
-/** The parts of a clientInputKey(); `source` is the input index as a string, or the streamKey. */
-export function parseClientInputKey(k: string): { input: number; source: string; userAgent: string; username: string } {
-  const a = k.indexOf('\u0000');
-  const b = k.indexOf('\u0000', a + 1);
-  const source = k.slice(0, a);
-  return { input: parseStreamKey(source).input, source, userAgent: k.slice(a + 1, b), username: k.slice(b + 1) };
-}
-
-/** What a finished segment hands to reconcile(): its counts, its open requests and its edges. */
-export interface SegmentResult {
-  inputIndex: number;
-  input: InputStats;
-  /** requests seen only at a non-final stage in this segment */
-  leftovers: Map<string, AuditEvent>;
-  /** final-stage events of requests received before this segment began (plus slack), not counted yet */
-  head: Map<string, AuditEvent>;
-  /** the segment's last RECENT_TERMINALS final-stage auditIDs, oldest first: the next segment's look-back */
-  tail: IdTail;
-  etcdEdges: EtcdSegmentEdges;
-  /** `fromBefore`: the segment's gaps were measured from the latest time before it, so they include the cut */
-  timing: {
-    firstT: number | null;
-    lastT: number | null;
-    gaps: Array<[number, number]>;
-    fromBefore: boolean;
-    spacing: SpacingHistogram;
-    /** the segment's first event times (absent in parts written before them: then `fromBefore` says how its
-     * gaps were measured) */
-    headTimes?: number[];
-    /** more events came than headTimes keeps */
-    headDropped?: boolean;
-    signs: Array<[number, string]>;
-    leases: Map<string, LeaseHolders>;
-    /** per apiserver a wrapper named: its own event times; and the records past the cap */
-    streams?: Map<string, StreamTiming>;
-    namedOverflow?: number;
-  };
-}
-
-/** The aggregates of a ScanState, as a worker posts them (structured clone keeps Maps and Sets). */
-export interface StateSnapshot {
-  groups: Map<string, ReadGroup>;
-  groupOverflow: GroupOverflow;
-  etcd: { aggs: Map<string, EtcdAgg>; clientReads: number; internalReads: number; internalByReason: Map<string, number>; prefixes: Map<string, number>; zapSeconds: Map<number, number> };
-  versions: VersionEvidence[];
-  etcdVersions: Map<string, number>;
-  etcdSlow: Map<string, EtcdSlowAgg>;
-  etcdThresholds: Map<number, number>;
-  clusterNodes: Set<string>;
-  fullListObjects: Map<string, number>;
-  counters: Counters;
-  userAgents: Map<string, number>;
-  time: TimeState;
-  /** absent in parts written before it */
-  logEvidence?: { entries: Map<string, LogEvidenceEntry>; overflow: number };
-}
-
-/** A segment taken out of the state while another input's is read (follow mode); opaque outside. */
-export interface SuspendedSegment {
-  readonly __suspended: unique symbol;
-}
-
 /** The key of a request's ID across segments and inputs: the apiserver log's records of a request apart from the
  * audit log's events of it (the same audit-ID, another source: beside an audit log they are its evidence, never a
  * copy of it, nor it of them). */
 function crossKey(id: string, e: AuditEvent): string {
   return e.evidence === undefined ? id : '\u0001' + id;
-}
-
-/** The input holds the apiserver's own log's requests (httplog lines, traces, timeouts): beside an audit log they
- * are its evidence, never counted again (TimeOptions.logAsEvidence). */
-export function holdsLogRequests(i: InputStats): boolean {
-  const al = i.apiserverLog;
-  return al !== undefined && al.httplog + al.httplogLegacy + al.requestTraces + al.timeouts > 0;
-}
-
-/** Adds segment counts `b` into input counts `a`. */
-function addInputStats(a: InputStats, b: InputStats): void {
-  a.lines += b.lines;
-  a.auditEvents += b.auditEvents;
-  a.etcdEntries += b.etcdEntries;
-  a.otherLines += b.otherLines;
-  a.skippedLines += b.skippedLines;
-  a.blankLines += b.blankLines;
-  a.repairedLines += b.repairedLines;
-  a.skippedItems += b.skippedItems;
-  a.duplicateEvents += b.duplicateEvents;
-  for (const [k, n] of b.skipReasons) a.skipReasons.set(k, (a.skipReasons.get(k) ?? 0) + n);
-  for (const [k, n] of b.otherKinds) a.otherKinds.set(k, (a.otherKinds.get(k) ?? 0) + n);
-  if (b.format === 'documents') a.format = 'documents';
-  if (b.gzip) a.gzip = true;
-  a.error ??= b.error;
-  if (b.firstMs !== null && (a.firstMs === null || b.firstMs < a.firstMs)) a.firstMs = b.firstMs;
-  if (b.lastMs !== null && (a.lastMs === null || b.lastMs > a.lastMs)) a.lastMs = b.lastMs;
-  a.implausibleTimes += b.implausibleTimes;
-  a.duplicateRequests += b.duplicateRequests;
-  fingerprintMerge(a.fingerprint, b.fingerprint);
-  a.sample ??= b.sample;
-  for (const [k, n] of b.wrappers) a.wrappers.set(k, (a.wrappers.get(k) ?? 0) + n);
-  a.engineRead += b.engineRead;
-  a.engineDeclined += b.engineDeclined;
-  a.metricSamples += b.metricSamples;
-  for (const m of b.metrics) if (a.metrics.length < MAX_METRIC_SAMPLES) a.metrics.push(m);
-  a.fileTimeMs ??= b.fileTimeMs;
-  if (b.apiserverLog !== undefined) {
-    if (a.apiserverLog === undefined) a.apiserverLog = { ...b.apiserverLog, cacher: new Map(b.apiserverLog.cacher), callers: new Map(b.apiserverLog.callers), versions: new Map(b.apiserverLog.versions) };
-    else addApiserverLogStats(a.apiserverLog, b.apiserverLog);
-  }
-  for (const [k, n] of b.implausibleKinds) a.implausibleKinds.set(k, (a.implausibleKinds.get(k) ?? 0) + n);
-  sketchMerge(a.sketch, b.sketch);
-}
-
-function newInputStats(name: string): InputStats {
-  return {
-    name,
-    format: 'lines',
-    gzip: false,
-    lines: 0,
-    auditEvents: 0,
-    etcdEntries: 0,
-    otherLines: 0,
-    skippedLines: 0,
-    blankLines: 0,
-    repairedLines: 0,
-    skippedItems: 0,
-    duplicateEvents: 0,
-    skipReasons: new Map(),
-    otherKinds: new Map(),
-    error: null,
-    firstMs: null,
-    lastMs: null,
-    implausibleTimes: 0,
-    implausibleKinds: new Map(),
-    sketch: newSketch(),
-    fingerprint: newFingerprint(),
-    duplicateRequests: 0,
-    duplicateOf: null,
-    overlaps: [],
-    sample: null,
-    wrappers: new Map(),
-    engineRead: 0,
-    engineDeclined: 0,
-    metricSamples: 0,
-    metrics: [],
-    fileTimeMs: null,
-  };
 }
 
 const bump = (m: Map<string, number>, k: string, n = 1): void => {
@@ -1764,14 +1416,6 @@ export function replayHead(prev: number, head: readonly number[], spacing: Spaci
   }
   for (const g of added) own.push(g);
   return exact;
-}
-
-/** What etcd being slow without a read looked like, per kind. */
-export interface EtcdSlowAgg {
-  n: number;
-  tookMaxMs: number | null;
-  firstMs: number | null;
-  lastMs: number | null;
 }
 
 /** The kinds of etcd line that say etcd itself was slow (its disk, its raft loop), not a read. */
