@@ -89,3 +89,16 @@ export function parseSubcommand(p: Command, args: string[], label: string, out: 
     return code === 'commander.helpDisplayed' || code === 'commander.help' ? 0 : 2;
   }
 }
+
+/** Adds to a subcommand the scan options whose long flag is in `flags`, as the scan defines them (SCAN_OPTIONS):
+ * the same text, choices, defaults and repeatability everywhere. */
+export function addScanOptions(p: Command, flags: ReadonlySet<string>): void {
+  for (const o of SCAN_OPTIONS) {
+    if (!flags.has(/--[a-z-]+/.exec(o.flags)![0])) continue;
+    const opt = new Option(o.flags, o.description);
+    if (o.choices) opt.choices(o.choices);
+    if (typeof o.default === 'string') opt.default(o.default);
+    if (o.repeatable) opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
+    p.addOption(opt);
+  }
+}

@@ -8,8 +8,7 @@ import type { Readable } from 'node:stream';
 import { Command, Option } from 'commander';
 import { InputError, UsageError } from '../../model/errors.js';
 import { resolveConfig, type Env } from '../config.js';
-import { SCAN_OPTIONS } from '../options.js';
-import { parseSubcommand, type CommandName } from '../program.js';
+import { addScanOptions, parseSubcommand, type CommandName } from '../program.js';
 import { runScan } from './scan.js';
 import { renderJson } from '../../render/json.js';
 import { checkSide, diffReports, type SideReport } from '../../analyze/diff.js';
@@ -36,14 +35,7 @@ interface DiffIO {
 export function diffCommand(commandName: string = 'audit-scan'): Command {
   const p = new Command(`${commandName} diff`);
   p.helpOption('-h, --help', 'show this help');
-  for (const o of SCAN_OPTIONS) {
-    if (!SCAN_FLAGS.has(/--[a-z-]+/.exec(o.flags)![0])) continue;
-    const opt = new Option(o.flags, o.description);
-    if (o.choices) opt.choices(o.choices);
-    if (typeof o.default === 'string') opt.default(o.default);
-    if (o.repeatable) opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
-    p.addOption(opt);
-  }
+  addScanOptions(p, SCAN_FLAGS);
   p.description('Compare two sides, before and after a change: per client group, etcd reads, amplification, latency, and the findings that came or went')
     .argument('<sides...>', 'BEFORE AFTER: each a saved JSON report, a DuckDB store, or logs (a file, a directory, -); or one side of logs with --split-at')
     .addOption(new Option('--split-at <time|change>', 'cut one log into before and after: at a time (RFC 3339, as for --since), or at a change the log shows (daemonset/NS/NAME, deployment/NS/NAME, flowschema/NAME…: the first such write)'))

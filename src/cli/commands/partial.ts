@@ -9,8 +9,7 @@ import { Command, Option } from 'commander';
 import { InputError, UsageError } from '../../model/errors.js';
 import { expandSources } from '../../input/sources.js';
 import { resolveConfig, type Env, type ScanConfig } from '../config.js';
-import { SCAN_OPTIONS } from '../options.js';
-import { parseSubcommand, type CommandName } from '../program.js';
+import { addScanOptions, parseSubcommand, type CommandName } from '../program.js';
 import { noteCopy, renderReport, reportOptionsOf, writeApf } from './scan.js';
 import { buildReport, filteredAway, nothingRead } from '../../analyze/report.js';
 import { summarizeDiagnostics } from '../diagnostics.js';
@@ -41,14 +40,7 @@ export function shardCommand(name: string, commandName = 'audit-scan'): Command 
   const p = new Command(`${commandName} ${name}`);
   p.helpOption('-h, --help', 'show this help');
   const flags = name === 'partial' ? PARTIAL_FLAGS : MERGE_FLAGS;
-  for (const o of SCAN_OPTIONS) {
-    if (!flags.has(/--[a-z-]+/.exec(o.flags)![0])) continue;
-    const opt = new Option(o.flags, o.description);
-    if (o.choices) opt.choices(o.choices);
-    if (typeof o.default === 'string') opt.default(o.default);
-    if (o.repeatable) opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
-    p.addOption(opt);
-  }
+  addScanOptions(p, flags);
   if (name === 'partial') {
     p.description('Read a share of the inputs and write a partial result (gzip JSON) to stdout, for audit-scan merge')
       .argument('[inputs...]', 'files or directories (or --manifest)')
