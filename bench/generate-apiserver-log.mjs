@@ -15,6 +15,7 @@ const target = Number(sizeArg ?? 1024) * 1024 * 1024;
 const rand = mulberry32(1);
 const pick = (a) => a[Math.floor(rand() * a.length)];
 const NODES = Array.from({ length: 200 }, (_, i) => `ip-10-0-${i >> 4}-${i & 15}.ec2.internal`);
+const NODE_INDEX = new Map(NODES.map((x, i) => [x, i]));
 const NS = ['default', 'kube-system', 'shop', 'payments', 'logging', 'monitoring'];
 const w = createWriteStream(out, { highWaterMark: 1 << 22 });
 let bytes = 0;
@@ -61,34 +62,39 @@ function next() {
   t += 2;
   const id = `${((n * 2654435761) >>> 0).toString(16).padStart(8, '0')}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
   const node = pick(NODES);
-  const ip = `10.0.${n & 255}.${(n >> 8) & 255}`;
+  // where a request comes from, as in a cluster: a node's kubelet and Vector pod from the node's address, the apps
+  // from 48 pod addresses, the controller-manager from its control-plane node
+  const ni = NODE_INDEX.get(node);
+  const nodeIp = `10.0.${ni >> 4}.${(ni & 15) + 10}`;
+  const podIp = `10.244.${(n % 48) >> 3}.${(n % 8) + 2}`;
+  const kcmIp = '10.0.250.2';
   const r = rand() * 100;
   const kubelet = 'kubelet/v1.29.4 (linux/amd64) kubernetes/55cb3b7';
   if (r < 30) {
     const get = rand() < 0.5;
-    return httplog(id, get ? 'GET' : 'PUT', `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${node}?timeout=10s`, kubelet, APF.kubelet, ip, 3, 200);
+    return httplog(id, get ? 'GET' : 'PUT', `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${node}?timeout=10s`, kubelet, APF.kubelet, nodeIp, 3, 200);
   }
   if (r < 50) {
     const ns = pick(NS);
-    return httplog(id, 'GET', `/api/v1/namespaces/${ns}/configmaps/cm-${Math.floor(rand() * 50)}`, 'app/1.0 (linux/amd64) kubernetes/v0.29.0', APF.app, ip, 2, 200);
+    return httplog(id, 'GET', `/api/v1/namespaces/${ns}/configmaps/cm-${Math.floor(rand() * 50)}`, 'app/1.0 (linux/amd64) kubernetes/v0.29.0', APF.app, podIp, 2, 200);
   }
   if (r < 65) {
     const k = rand();
     if (k < 0.33) {
       const ua = 'vector/0.34.1 (x86_64-unknown-linux-gnu 2023-12-01)';
       // every 8th Vector list is slow: traced, from etcd, 30 of 6,000 pods returned
-      if (n % 8 === 0) return trace(id, '/api/v1/pods', ua, ip, 640, 30) + httplog(id, 'LIST', `/api/v1/pods?fieldSelector=spec.nodeName%3D${node}`, ua, APF.vector, ip, 640, 200);
-      return httplog(id, 'LIST', `/api/v1/pods?fieldSelector=spec.nodeName%3D${node}`, ua, APF.vector, ip, 120, 200);
+      if (n % 8 === 0) return trace(id, '/api/v1/pods', ua, nodeIp, 640, 30) + httplog(id, 'LIST', `/api/v1/pods?fieldSelector=spec.nodeName%3D${node}`, ua, APF.vector, nodeIp, 640, 200);
+      return httplog(id, 'LIST', `/api/v1/pods?fieldSelector=spec.nodeName%3D${node}`, ua, APF.vector, nodeIp, 120, 200);
     }
-    if (k < 0.66) return httplog(id, 'LIST', `/api/v1/pods?fieldSelector=spec.nodeName%3D${node}&limit=500&resourceVersion=0`, kubelet, APF.kubelet, ip, 8, 200);
-    return httplog(id, 'LIST', `/api/v1/namespaces/${pick(NS)}/secrets?limit=500&resourceVersion=0`, 'kube-controller-manager/v1.29.4 (linux/amd64) kubernetes/55cb3b7', APF.kcm, ip, 6, 200);
+    if (k < 0.66) return httplog(id, 'LIST', `/api/v1/pods?fieldSelector=spec.nodeName%3D${node}&limit=500&resourceVersion=0`, kubelet, APF.kubelet, nodeIp, 8, 200);
+    return httplog(id, 'LIST', `/api/v1/namespaces/${pick(NS)}/secrets?limit=500&resourceVersion=0`, 'kube-controller-manager/v1.29.4 (linux/amd64) kubernetes/55cb3b7', APF.kcm, kcmIp, 6, 200);
   }
   if (r < 80) {
     // a watch is logged when it ends (1.31+; 1.30.0–1.30.3 logged it at its start with resp=0)
-    return httplog(id, 'WATCH', `/api/v1/pods?allowWatchBookmarks=true&fieldSelector=spec.nodeName%3D${node}&resourceVersion=${1000 + n}&timeout=7m32s&timeoutSeconds=452&watch=true`, kubelet, APF.kubelet, ip, 452_000, 200);
+    return httplog(id, 'WATCH', `/api/v1/pods?allowWatchBookmarks=true&fieldSelector=spec.nodeName%3D${node}&resourceVersion=${1000 + n}&timeout=7m32s&timeoutSeconds=452&watch=true`, kubelet, APF.kubelet, nodeIp, 452_000, 200);
   }
-  if (r < 90) return httplog(id, 'PATCH', `/api/v1/nodes/${node}/status?timeout=10s`, kubelet, APF.kubelet, ip, 5, 200);
-  return httplog(id, 'POST', '/api/v1/namespaces/shop/events', 'kube-controller-manager/v1.29.4 (linux/amd64) kubernetes/55cb3b7/system:serviceaccount:kube-system:replicaset-controller', APF.kcm, ip, 4, 201);
+  if (r < 90) return httplog(id, 'PATCH', `/api/v1/nodes/${node}/status?timeout=10s`, kubelet, APF.kubelet, nodeIp, 5, 200);
+  return httplog(id, 'POST', '/api/v1/namespaces/shop/events', 'kube-controller-manager/v1.29.4 (linux/amd64) kubernetes/55cb3b7/system:serviceaccount:kube-system:replicaset-controller', APF.kcm, kcmIp, 4, 201);
 }
 
 (async () => {

@@ -359,9 +359,15 @@ export class ReadGroups {
   addSlot(s: Slot, resource: string, apiGroup: string, namespace: string, q: ListQuery, sel: SelectorInfo, node: string | null, input: number): { group: ReadGroup; mark: TimeSeries | null } {
     const watchList = isWatchList(s.verb, q, s.code);
     const verb = watchList ? 'list' : s.verb;
-    const g = this.groupFor(verb, s.userAgent, s.username, resource, apiGroup, namespace, sel, s.sampleUri, s.sampleMs);
+    const g = this.groupFor(verb, s.userAgent, s.username, resource, apiGroup, namespace, sel, s.sampleUri, s.sampleMs, s.flowSchema);
     const n = s.requests;
     g.requests += n;
+    if (s.log) {
+      // add()'s evidence of the apiserver log's httplog lines
+      const l = (g.fromLog ??= newLogEvidence(''));
+      l.priorityLevel = minLevel(l.priorityLevel, s.priorityLevel);
+      l.httplog += n;
+    }
     const sig = signatureOf(q);
     g.signatures.set(sig, (g.signatures.get(sig) ?? 0) + n);
     if (watchList) g.watchLists += n;

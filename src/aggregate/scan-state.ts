@@ -11,13 +11,13 @@ import { VersionEvidenceCollector } from '../model/kube-version.js';
 import { describeEtcdKey } from '../model/etcd-key.js';
 import type { EtcdEntry } from '../decode/etcd-line.js';
 import { LineDecoder, newDecodeSegment, type DecodeSegment, type DecodeSink, type SkipListener } from '../decode/line-decoder.js';
-import { ReadGroups, isWatchList } from './read-groups.js';
+import { MAX_SET_PER_GROUP, ReadGroups, isWatchList } from './read-groups.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
 import { compileFilter, type FilterSpec } from './filters.js';
 import { EtcdReads, type EtcdRead } from './etcd-reads.js';
 import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, overlapsAny, sketchAdd, splitFar, type TimeCluster } from './plausible.js';
 import { fingerprintAdd, fingerprintAddSecond } from './fingerprint.js';
-import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, OPEN_NONE, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_WATCH_END, type EngineLine, type LineEngine, type Slot, type SlotTables } from '../decode/engine/engine.js';
+import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, OPEN_NONE, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_SRCIP, PAIR_WATCH_END, type EngineLine, type LineEngine, type Slot, type SlotTables } from '../decode/engine/engine.js';
 import { latencyAddBucket, latencyEdges2000 } from './latency.js';
 import { LookBack } from './look-back.js';
 import { EMPTY_TAIL, idTailOf } from '../decode/id-keys.js';
@@ -246,6 +246,8 @@ export class ScanState {
       namedOverflow: 0,
     };
     this.decoder.seg = this.segment.decode;
+    // the engine reads the apiserver log's httplog lines too, with the decoder's clock (klog writes no year)
+    if (this.engine !== null && process.env.AUDIT_SCAN_ENGINE_KLOG !== '0') this.engine.setKlogClock(this.timeOptions.nowMs, this.timeOptions.syslogYear ?? null);
     return input;
   }
 
@@ -794,6 +796,10 @@ export class ScanState {
    * same counts as addLine() gives it. The request is counted by the compiled aggregator when it can be (see
    * slotsUsable), else as an AuditEvent. */
   addEngineLine(l: EngineLine): void {
+    if (l.log) {
+      this.addEngineLogLine(l);
+      return;
+    }
     const eng = this.engine!;
     const g = this.cur();
     g.input.lines++;
@@ -827,6 +833,29 @@ export class ScanState {
     }
   }
 
+  /** Whether the engine's record of an httplog line may stand for the line now: not while the apiserver log's
+   * reader holds what the line may complete (a trace block, a trace or timeout waiting for its httplog line, a
+   * value of several lines, a wrapped line's first part), nor inside a CSV export or a runtime's split line. Else
+   * segment.ts gives the line to the JavaScript path. */
+  takesLogLine(): boolean {
+    return this.decoder.engineMayTake();
+  }
+
+  /** An httplog line the engine read: counted as the decoder counts it (a klog line of the apiserver's log, an
+   * httplog request), and its request handed on as the reader hands it (ApiserverLogReader.httplogRequest). */
+  private addEngineLogLine(l: EngineLine): void {
+    const eng = this.engine!;
+    const g = this.cur();
+    g.input.lines++;
+    g.input.engineRead++;
+    const verb = eng.field('VERB');
+    this.decoder.engineHttplog(eng.logCaller(), eng.stageMs()!, verb === eng.ids.watch && eng.field('CODE') === 0);
+    const e = eng.logEvent();
+    if (l.missingId) e.auditID = this.syntheticId();
+    // (admitFast stopped here after the module's dedup: its verdict stands)
+    this.addAuditEvent(e, l.verdict);
+  }
+
   /** The line's AuditEvent, under `id` (null: its own auditID). */
   private engineEvent(eng: LineEngine, id: string | null): AuditEvent {
     const e = eng.event();
@@ -855,12 +884,15 @@ export class ScanState {
     if (g.dedupEngine !== eng || !this.slotsUsable(eng)) return i;
     // the earlier stages it may hold: never so many that holdOpen() would evict one (that counts a request)
     const room = MAX_PENDING - g.pending.size;
-    const j = eng.admitRange(i, n, g.dedup, g.beforeMs ?? NaN, g.startMs ?? NaN, HEAD_SLACK_MS, EARLIEST_PLAUSIBLE_MS, this.timeOptions.nowMs + FUTURE_SLACK_MS, room);
+    // the apiserver log's httplog lines too, when no line may complete what the host holds (a trace waiting, an
+    // open request) and they are counted (not evidence beside an audit log)
+    const logOk = g.pending.size === 0 && this.timeOptions.logAsEvidence !== true && this.decoder.engineMayTake();
+    const j = eng.admitRange(i, n, g.dedup, g.beforeMs ?? NaN, g.startMs ?? NaN, HEAD_SLACK_MS, EARLIEST_PLAUSIBLE_MS, this.timeOptions.nowMs + FUTURE_SLACK_MS, room, logOk);
     if (j === i) return i;
     const k = j - i;
     g.input.lines += k;
     g.input.engineRead += k;
-    g.input.auditEvents += k;
+    g.input.auditEvents += k - (logOk ? this.logRun(eng, i, j) : 0);
     g.input.duplicateEvents += eng.fastDups();
     // the open requests, in line order as addEngineLine changes them: an earlier stage held (HOLD), a final event
     // that completed a held one (verdict() drops it)
@@ -876,6 +908,32 @@ export class ScanState {
     }
     this.timeRun(g, eng, i, j);
     return j;
+  }
+
+  /** What the decoder counts of the httplog lines among the admitted records i..j-1 (addEngineLogLine's counts, a
+   * run at once); returns how many there were. */
+  private logRun(eng: LineEngine, i: number, j: number): number {
+    let lines = 0;
+    let watchStarts = 0;
+    let latest = -Infinity;
+    let caller = -1;
+    let callerLines = 0;
+    for (let r = i; r < j; r++) {
+      if (!eng.isLogAt(r)) continue;
+      lines++;
+      const t = eng.stageMsAt(r);
+      if (t > latest) latest = t;
+      if (eng.watchStartAt(r)) watchStarts++;
+      const c = eng.callerIdAt(r);
+      if (c !== caller) {
+        if (callerLines > 0) this.decoder.engineHttplogRun(eng.stringOf(caller), callerLines, 0, latest);
+        caller = c;
+        callerLines = 0;
+      }
+      callerLines++;
+    }
+    if (callerLines > 0) this.decoder.engineHttplogRun(eng.stringOf(caller), callerLines, watchStarts, latest);
+    return lines;
   }
 
   /** timeOf() for the admitted lines i..j-1 of the engine's batch, which name no apiserver, with the input's sketch
@@ -993,6 +1051,12 @@ export class ScanState {
           latencyAddBucket(group.latency, pairs.key[i]!, count);
           continue;
         }
+        if (pairs.kind[i] === PAIR_SRCIP) {
+          // (only the number of addresses is reported: the order they were added in does not show)
+          const l = group.fromLog!;
+          if (l.sourceIPs.size < MAX_SET_PER_GROUP) l.sourceIPs.add(this.engine!.stringOf(pairs.key[i]!));
+          continue;
+        }
         const at = pairs.key[i]! * b;
         this.groups.seriesAdd(group, at, count);
         mark?.add(at, count);
@@ -1034,8 +1098,9 @@ export class ScanState {
     this.cur().input.engineDeclined++;
   }
 
-  /** Adds one normalised event: dedups stages by auditID, then counts the request once. */
-  addAuditEvent(e: AuditEvent): void {
+  /** Adds one normalised event: dedups stages by auditID, then counts the request once. `verdict`: the engine's
+   * dedup verdict (DEDUP_*) of the line, when its module admitted it already; -1: not yet. */
+  addAuditEvent(e: AuditEvent, verdict = -1): void {
     const g = this.cur();
     // (a request of the apiserver's own log is counted in the input's apiserverLog, by kind)
     if (e.evidence === undefined) g.input.auditEvents++;
@@ -1061,7 +1126,8 @@ export class ScanState {
     // (the apiserver log writes a request's trace just before its httplog line: whether the line may pair with a
     // record of the segment before goes by when it was written, not by when the request began, or every watch of
     // a segment, begun minutes before, would be held for the segment before)
-    const v = this.admit(g, id, terminal, e.evidence === undefined ? e.receivedMs : (e.stageMs ?? e.receivedMs));
+    const at = e.evidence === undefined ? e.receivedMs : (e.stageMs ?? e.receivedMs);
+    const v = verdict >= 0 ? this.verdict(g, verdict, terminal, at, id) : this.admit(g, id, terminal, at);
     if (v === DROP) return;
     if (held?.evidence !== undefined) joinLogRecords(e, held);
     if (terminal && t !== null && isIdentityLease(e)) this.leaseSign(g, e, t);
@@ -1450,7 +1516,7 @@ function pairsBySlot(pairs: SlotTables['pairs']): Map<number, number[]> {
   const bySlot = new Map<number, number[]>();
   for (let i = 0; i < pairs.n; i++) {
     const k = pairs.kind[i]!;
-    if (k !== PAIR_READ && k !== PAIR_LATENCY) continue;
+    if (k !== PAIR_READ && k !== PAIR_LATENCY && k !== PAIR_SRCIP) continue;
     const id = pairs.id[i]!;
     let l = bySlot.get(id);
     if (l === undefined) bySlot.set(id, (l = []));
@@ -1534,4 +1600,5 @@ const BUILTIN_GROUPS = new Set([
 function isBuiltinGroup(g: string): boolean {
   return BUILTIN_GROUPS.has(g);
 }
+
 

@@ -235,6 +235,37 @@ export class ApiserverLogReader {
     return null;
   }
 
+  /** true while a line may complete what the reader holds: a trace block, a trace or timeout waiting for its
+   * httplog line, a value of several lines, a wrapped line's first part (the engine's records wait then). */
+  get busy(): boolean {
+    return this.open.size > 0 || this.waiting.length > 0 || this.inValue || this.unfinished !== null;
+  }
+
+  /** An httplog line the engine read while the reader is not busy: what message() does for it but its record. */
+  engineLine(caller: string, tsMs: number, watchStart: boolean): void {
+    this.midBlock = false;
+    this.unfinished = null;
+    if (tsMs > this.latestMs) {
+      this.latestMs = tsMs;
+      this.expire(tsMs);
+    }
+    const st = this.sink.stats();
+    st.httplog++;
+    bump(st.callers, callerBase(caller));
+    if (watchStart) st.watchStarts++;
+  }
+
+  /** engineLine() for a run of `lines` httplog lines of one caller while the reader holds nothing. */
+  engineRun(caller: string, lines: number, watchStarts: number, latestMs: number): void {
+    this.midBlock = false;
+    this.unfinished = null;
+    if (latestMs > this.latestMs) this.latestMs = latestMs; // (nothing waits: no expire)
+    const st = this.sink.stats();
+    st.httplog += lines;
+    bump(st.callers, callerBase(caller), lines);
+    st.watchStarts += watchStarts;
+  }
+
   /** One line of a trace block: its header opens the block, its END closes it. */
   private traceLine(id: string, rest: string, tsMs: number | null, caller: string | null): string {
     const st = this.sink.stats();

@@ -206,6 +206,25 @@ export class LineDecoder {
     }));
   }
 
+  /** Whether the engine's record of the current line, an httplog line, may be counted as it is (ScanState.takesLogLine). */
+  engineMayTake(): boolean {
+    const g = this.seg;
+    return g.csvColumn === null && g.partial === null && (g.apiserver === null || !g.apiserver.busy);
+  }
+
+  /** What readText() and the reader count of an httplog line the engine read (its request follows). */
+  engineHttplog(caller: string, tsMs: number, watchStart: boolean): void {
+    (this.sink.counts().apiserverLog ??= newApiserverLogStats()).textLines++;
+    this.apiserverReader().engineLine(caller, tsMs, watchStart);
+  }
+
+  /** engineHttplog() for `lines` httplog lines of one caller the engine's module admitted in a run (no line of
+   * them can complete what the reader holds: it holds nothing), the latest written at `latestMs`. */
+  engineHttplogRun(caller: string, lines: number, watchStarts: number, latestMs: number): void {
+    (this.sink.counts().apiserverLog ??= newApiserverLogStats()).textLines += lines;
+    this.apiserverReader().engineRun(caller, lines, watchStarts, latestMs);
+  }
+
   /** One message of the apiserver's log, as an outcome of the line that held it. */
   private apiserverMessage(caller: string, text: string, tsMs: number | null, kv: Map<string, string> | null): ValueOutcome {
     const what = this.apiserverReader().message(caller, text, tsMs, kv);

@@ -163,7 +163,7 @@ export class EngineFeeder {
       // (l.buf: the chunk, or a live view of it when it is the engine's input window)
       chunk = this.engine.readLines(chunk, pos, last + 1, max - 1, declineFirst, (l) => {
         const lineNo = ++this.lineNo;
-        if (l.accepted) {
+        if (l.accepted && (!l.log || st.takesLogLine())) {
           st.addEngineLine(l);
           return;
         }
@@ -207,7 +207,7 @@ export class EngineFeeder {
     // bodies of a few hundred KB) always span one, and all took JSON.parse before.
     const b = HeldLine.withNewline(h.line, h.end);
     this.engine.readLines(b, 0, b.length, this.maxLineBytes - 1, 0, (l) => {
-      if (l.accepted) st.addEngineLine(l);
+      if (l.accepted && (!l.log || st.takesLogLine())) st.addEngineLine(l);
       else {
         st.noteEngineDeclined();
         feedLine(st, b, l.start, l.end, lineNo, true, false);

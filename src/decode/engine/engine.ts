@@ -55,8 +55,14 @@ const R = {
   NL: 28,
   RETURNED: 29,
   MARK: 30,
+  // an httplog line's (status 2)
+  SRCIP: 40,
+  APF_PL: 41,
+  APF_FS: 42,
+  CALLER: 43,
 } as const;
 const O_RECEIVED = 128;
+const O_APF_WAIT = 152;
 const O_STAGE_T = 136;
 const O_REMAINING = 144;
 const STAGES: Stage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
@@ -72,6 +78,7 @@ interface Exports {
   newsLen(): number;
   lineCount(): number;
   scan(len: number, maxLine: number, declineFirst: number): number;
+  setKlogClock(nowMs: number, nowYear: number, year: number): void;
   slotsSetup(maxSlots: number, pairCap: number, sampleCap: number, latN: number, bucketMs: number, clientMs: number): number;
   slotsFingerprint(on: number): void;
   fpHash(p: number, n: number): void;
@@ -95,7 +102,7 @@ interface Exports {
   dedupKey(n: number): number;
   dedupLive(): number;
   classifyAt(r: number): number;
-  admitFast(out: number, from: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number, room: number): number;
+  admitFast(out: number, from: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number, room: number, logOk: number): number;
   fastVerdictOf(): number;
   fastDupsOf(): number;
   fastOpensPtr(): number;
@@ -180,6 +187,8 @@ export interface EngineLine {
   nl: number;
   /** the module's dedup verdict (DEDUP_*) when admitFast stopped at this line after its dedup, else -1 */
   verdict: number;
+  /** an accepted line is kube-apiserver's httplog line (its own log), not an audit event: logEvent() */
+  log: boolean;
 }
 
 /** fastOpenAt()'s nothing: a held request the same run completed (assembly/engine.ts OPEN_NONE). */
@@ -215,6 +224,11 @@ export interface Slot {
   watch: boolean;
   sendInitialEvents: boolean;
   code: number | null;
+  /** the requests are the apiserver log's httplog lines (read slots only): their flow schema keys the group, and
+   * the group learns their priority level (empty: none) and, from the slot's PAIR_SRCIP pairs, source addresses */
+  log: boolean;
+  flowSchema: string;
+  priorityLevel: string;
   requests: number;
   firstMs: number;
   lastMs: number;
@@ -243,6 +257,8 @@ export const PAIR_LATENCY = 6;
 export const PAIR_FP_N = 7;
 export const PAIR_FP_H1 = 8;
 export const PAIR_FP_H2 = 9;
+/** an httplog read slot's source address: key = the address's string id */
+export const PAIR_SRCIP = 10;
 
 export interface SlotTables {
   slots: Slot[];
@@ -252,7 +268,7 @@ export interface SlotTables {
 }
 
 /** Slot layout (slots.ts S_*). */
-const S = { COUNT: 56, RET_N: 60, FIRST: 64, LAST: 72, RET_SUM: 80, RET_MAX: 88, FULL: 96, LAT_N: 104, CLIENT: 108, LAT_MIN: 112, LAT_MAX: 120, SAMPLE_MS: 128, SAMPLE_P: 136, SAMPLE_L: 140 } as const;
+const S = { COUNT: 72, RET_N: 76, FIRST: 80, LAST: 88, RET_SUM: 96, RET_MAX: 104, FULL: 112, LAT_N: 120, CLIENT: 124, LAT_MIN: 128, LAT_MAX: 136, SAMPLE_MS: 144, SAMPLE_P: 152, SAMPLE_L: 156 } as const;
 // The aggregator's tables: slots, pairs (a power of two; folded at 75%), bytes of sample URIs (more than a line).
 // 65,536 pairs (1.5 MB, all of it touched when it is set up), not 262,144: about 5 MB less RSS a lane, and the
 // bench log's scan no slower for folding more often.
@@ -286,7 +302,7 @@ export class LineEngine {
   onSlotsFull: (() => void) | null = null;
   private pairBuf: SlotTables['pairs'] | null = null;
   /** ids of strings the host compares records with (the module interns them at init; learnStrings notes them) */
-  readonly ids = { leases: -2, 'kube-system': -2 };
+  readonly ids = { leases: -2, 'kube-system': -2, watch: -2 };
 
   constructor(x: Exports) {
     this.x = x;
@@ -327,7 +343,7 @@ export class LineEngine {
     // lines read into the engine's input are scanned where they are (one batch: the window is IN_CAP bytes)
     let inWindow = buf.buffer === this.buffer && buf.byteOffset === this.inPtr && buf.length <= IN_CAP;
     const bufLen = buf.length;
-    const line: EngineLine = { accepted: false, missingId: false, buf, start: 0, end: 0, nl: 0, verdict: -1 };
+    const line: EngineLine = { accepted: false, missingId: false, buf, start: 0, end: 0, nl: 0, verdict: -1, log: false };
     while (s < to) {
       let e = to;
       if (e - s > IN_CAP) {
@@ -389,9 +405,12 @@ export class LineEngine {
         line.nl = s + i32[r + R.NL]!;
         // A 429 is declined: the JavaScript path reads its responseStatus.message, which tells the watch cache's
         // "(re)initializing" from API Priority and Fairness (rare lines, so the engine does not read messages).
-        if (i32[r + R.STATUS] === 1 && i32[r + R.CODE] !== 429) {
+        const status = i32[r + R.STATUS];
+        // (an httplog line's 429 says no more than its code: the JavaScript path reads it so too)
+        if ((status === 1 && i32[r + R.CODE] !== 429) || status === 2) {
           this.accepted++;
           line.accepted = true;
+          line.log = status === 2;
           line.missingId = i32[r + R.ID_P]! < 0;
           this.r = r;
           this.f = (out + i * this.recBytes) >> 3;
@@ -399,6 +418,7 @@ export class LineEngine {
           this.declined++;
           line.accepted = false;
           line.missingId = false;
+          line.log = false;
         }
         each(line);
       }
@@ -416,8 +436,8 @@ export class LineEngine {
 
   /** Admits the current batch's records [i, n) in the module for as long as it can (assembly/engine.ts admitFast),
    * holding at most `room` earlier stages open: returns where it stopped. */
-  admitRange(i: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number, room: number): number {
-    const j = this.x.admitFast(this.out, i, n, state, beforeMs, startMs, slack, earliest, latest, room);
+  admitRange(i: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number, room: number, logOk = false): number {
+    const j = this.x.admitFast(this.out, i, n, state, beforeMs, startMs, slack, earliest, latest, room, logOk ? 1 : 0);
     this.admitted = true;
     this.refresh();
     return j;
@@ -455,6 +475,23 @@ export class LineEngine {
     this.r = (this.out + i * this.recBytes) >> 2;
     this.f = (this.out + i * this.recBytes) >> 3;
     return this.event(id);
+  }
+
+  /** Record i of the current batch is an httplog line (status 2); its caller's id, and whether it is a watch begun
+   * (WATCH, resp=0), are callerIdAt() and watchStartAt(). */
+  isLogAt(i: number): boolean {
+    return this.i32[((this.out + i * this.recBytes) >> 2) + R.STATUS] === 2;
+  }
+  callerIdAt(i: number): number {
+    return this.i32[((this.out + i * this.recBytes) >> 2) + R.CALLER]!;
+  }
+  watchStartAt(i: number): boolean {
+    const r = (this.out + i * this.recBytes) >> 2;
+    return this.i32[r + R.VERB] === this.ids.watch && this.i32[r + R.CODE] === 0;
+  }
+  /** An interned string by id. */
+  stringOf(id: number): string {
+    return this.str(id);
   }
 
   /** The stage time of record i of the current batch. */
@@ -655,6 +692,36 @@ export class LineEngine {
     };
   }
 
+  /** Reads kube-apiserver's httplog lines (the engine declines them until then) with klogTimeMs' clock: `nowMs`,
+   * and `year` (--syslog-year) or null to infer it (src/decode/apiserver-log.ts). */
+  setKlogClock(nowMs: number, year: number | null): void {
+    this.x.setKlogClock(nowMs, new Date(nowMs).getUTCFullYear(), year ?? NaN);
+  }
+
+  /** The current line, an httplog line (EngineLine.log), as the request record the apiserver log's reader makes of it
+   * (ApiserverLogReader.record: evidence httplog, no user), under `id` when given; and its klog caller. */
+  logEvent(id?: string): AuditEvent {
+    const e = this.event(id);
+    const i32 = this.i32;
+    const r = this.r;
+    e.evidence = 'httplog';
+    const wait = this.f64[this.f + (O_APF_WAIT >> 3)]!;
+    e.apfQueueWaitMs = Number.isNaN(wait) ? null : wait;
+    const src = this.str(i32[r + R.SRCIP]!);
+    if (src.length > 0) e.srcIP = src;
+    const fs = this.str(i32[r + R.APF_FS]!);
+    if (fs.length > 0) {
+      e.apfFlowSchema = fs;
+      e.apfPriorityLevel = this.str(i32[r + R.APF_PL]!);
+    }
+    return e;
+  }
+
+  /** The klog caller of the current httplog line ("httplog.go:132"). */
+  logCaller(): string {
+    return this.str(this.i32[this.r + R.CALLER]!);
+  }
+
   // ---- the aggregator (slots.ts) ----
 
   /** Sets up the aggregator's tables: buckets of `bucketMs` for the shared series, of `clientMs` for the clients'
@@ -753,6 +820,9 @@ export class LineEngine {
         watch: (flags & 2) !== 0,
         sendInitialEvents: (flags & 4) !== 0,
         code: code < 0 ? null : code,
+        log: i32[k + 14] === 1,
+        flowSchema: str(i32[k + 15]!),
+        priorityLevel: str(i32[k + 16]!),
         requests: i32[(p + S.COUNT) >> 2]!,
         firstMs: f64[d + (S.FIRST >> 3)]!,
         lastMs: f64[d + (S.LAST >> 3)]!,

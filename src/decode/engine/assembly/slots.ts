@@ -18,6 +18,7 @@
 // Memory comes from the engine's allocator (passed in as `alloc` results by init); raw loads and stores only.
 
 // Record fields read here (keep in step with engine.ts and src/decode/engine/engine.ts).
+const R_STATUS = 0; // 2: kube-apiserver's httplog line (its own log): evidence of its kind, keyed by flow schema
 const R_VERB = 4;
 const R_USER = 6;
 const R_UA = 7;
@@ -38,6 +39,9 @@ const R_RETURNED = 29;
 const R_ID_P = 15; // scratch offset of the auditID, -1: none (the host names the request)
 const R_ID_L = 16;
 export const R_MARK = 30; // set by the host: 0 not counted here, else M_* bits
+const R_SRCIP = 40;
+const R_APF_PL = 41;
+const R_APF_FS = 42;
 const O_RECEIVED = 128;
 const O_STAGE_T = 136;
 const O_REMAINING = 144;
@@ -61,25 +65,27 @@ const P_LATENCY: u32 = 6;
 const P_FP_N: u32 = 7;
 const P_FP_H1: u32 = 8;
 const P_FP_H2: u32 = 9;
+// The apiserver log's reads: a read slot's source addresses (key: the address's id), a pair each
+const P_SRCIP: u32 = 10;
 
-const KEY_FIELDS: u32 = 14;
-export const SLOT_BYTES: u32 = 160;
-const S_COUNT = 56;
-const S_RET_N = 60;
-const S_FIRST = 64;
-const S_LAST = 72;
-const S_RET_SUM = 80;
-const S_RET_MAX = 88;
-const S_FULL = 96;
-const S_LAT_N = 104;
-const S_CLIENT = 108;
-const S_LAT_MIN = 112;
-const S_LAT_MAX = 120;
-const S_SAMPLE_MS = 128;
-const S_SAMPLE_P = 136;
-const S_SAMPLE_L = 140;
-const S_SAMPLE_CAP = 144;
-const S_HASH = 148;
+const KEY_FIELDS: u32 = 18;
+export const SLOT_BYTES: u32 = 176;
+const S_COUNT = 72;
+const S_RET_N = 76;
+const S_FIRST = 80;
+const S_LAST = 88;
+const S_RET_SUM = 96;
+const S_RET_MAX = 104;
+const S_FULL = 112;
+const S_LAT_N = 120;
+const S_CLIENT = 124;
+const S_LAT_MIN = 128;
+const S_LAT_MAX = 136;
+const S_SAMPLE_MS = 144;
+const S_SAMPLE_P = 152;
+const S_SAMPLE_L = 156;
+const S_SAMPLE_CAP = 160;
+const S_HASH = 164;
 
 const PAIR_BYTES: u32 = 24;
 
@@ -241,7 +247,7 @@ export function pairsCompact(): u32 {
 }
 
 /** The slot of the key in KEY (KEY_FIELDS i32), created when new; 0xffffffff when the table is full. */
-const KEY = memory.data(64);
+const KEY = memory.data(80);
 function slotOf(): u32 {
   let h: u64 = 0x9e3779b97f4a7c15;
   for (let i: u32 = 0; i < KEY_FIELDS; i++) h = mix(h, load<i32>(KEY + (<usize>i) * 4));
@@ -432,8 +438,21 @@ export function countRecords(out: usize, n: u32, recBytes: u32, scratch: usize, 
       store<i32>(KEY + 44, load<i32>(r + R_RVM * 4));
       store<i32>(KEY + 48, (load<i32>(r + R_LIMIT * 4) > 0 ? 8 : 0) | (load<i32>(r + R_FLAGS * 4) & 7));
       store<i32>(KEY + 52, load<i32>(r + R_CODE * 4));
+      // the apiserver log's read: its group is keyed by flow schema too (read-groups.ts groupFor); its priority
+      // level and source address are what its group learns of it (LogEvidence)
+      if (load<i32>(r) == 2) {
+        store<i32>(KEY + 56, 1);
+        store<i32>(KEY + 60, load<i32>(r + R_APF_FS * 4));
+        store<i32>(KEY + 64, load<i32>(r + R_APF_PL * 4));
+        store<i32>(KEY + 68, 0);
+      } else {
+        store<i32>(KEY + 56, 0);
+        store<i32>(KEY + 60, -1);
+        store<i32>(KEY + 64, -1);
+        store<i32>(KEY + 68, -1);
+      }
     } else {
-      memory.fill(KEY + 20, 0, 36);
+      memory.fill(KEY + 20, 0, 52);
     }
     const id = slotOf();
     if (id == 0xffffffff) return i;
@@ -479,6 +498,10 @@ export function countRecords(out: usize, n: u32, recBytes: u32, scratch: usize, 
     }
     if (!read) continue;
     pairAdd(id, P_READ, b);
+    if (load<i32>(r) == 2) {
+      const src = load<i32>(r + R_SRCIP * 4);
+      if (src >= 0) pairAdd(id, P_SRCIP, <f64>src);
+    }
     const returned = load<i32>(r + R_RETURNED * 4);
     if (returned >= 0) {
       const rf = <f64>returned;
