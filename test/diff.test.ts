@@ -59,8 +59,11 @@ describe('audit-scan diff (issue 47 #1)', () => {
     const two = await diffJson([BEFORE, AFTER]);
     expect(split.code).toBe(0);
     expect(split.d.groups).toEqual(two.d.groups);
-    // (the pause between the two hours is in the one log, and the restart rules see every line: a gap "still")
+    // the pause between the two hours is in the one log, and the restart rules read every line: both sides see
+    // the gap 12:09:59.505–13:00:00.005, which the split at 12:30 falls in: cut by it, not "still"
     expect(split.d.findings.filter((f: any) => f.kind !== 'audit-gap')).toEqual(two.d.findings);
+    expect(split.d.findings.filter((f: any) => f.kind === 'audit-gap')).toEqual([expect.objectContaining({ change: 'cut by the split', severityBefore: 'info', severityAfter: 'info' })]);
+    expect(split.d.worse).toBe(false);
     expect(split.d.before.source).toBe(`${both} until 2026-11-30T12:30:00Z`);
     // a time outside the log: one side is empty, said so, exit 2
     const outside = await diffJson(['--split-at', '2026-12-01T00:00:00Z', both]);
@@ -123,6 +126,11 @@ describe('audit-scan diff (issue 47 #1)', () => {
       expect(d.before).toMatchObject({ source: `${LOG} until 2026-11-30T12:10:50.000Z`, start: '2026-11-30T12:00:00.000Z', end: '2026-11-30T12:10:00.000Z', minutes: 10, requests: 70, requestsPerMinute: 7, etcdPerMinute: 6 });
       expect(d.after).toMatchObject({ source: `${LOG} from 2026-11-30T12:10:50.000Z`, start: '2026-11-30T12:11:00.000Z', end: '2026-11-30T12:21:00.000Z', minutes: 10, requests: 70, requestsPerMinute: 7, etcdPerMinute: 6 });
       expect(group(d, 'ctl', 'get')).toMatchObject({ change: 'same', before: { requests: 60, etcdPerMinute: 6 }, after: { requests: 60, etcdPerMinute: 6 } });
+      // the restart at the split is cut by it; the first start, at the log's head, is the before side's alone
+      expect(d.findings.map((f: any) => [f.kind, f.change, f.summaryAfter ?? f.summaryBefore])).toEqual([
+        ['apiserver-restart', 'cut by the split', expect.stringContaining('started at 2026-11-30T12:10:50.000Z')],
+        ['apiserver-restart', 'went away', expect.stringContaining('started at 2026-11-30T11:59:50.000Z')],
+      ]);
       // the version, named or not, is the same restart
       const v = await diffJson([...Y, '--split-at', 'apiserver-version', LOG]);
       expect(v.d.before.source).toBe(`${LOG} until 2026-11-30T12:10:50.000Z`);

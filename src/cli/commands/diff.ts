@@ -138,6 +138,7 @@ export async function runDiff(argv: string[], io: DiffIO): Promise<number> {
   let before: SideReport;
   let after: SideReport;
   let sources: { before: string; after: string };
+  let splitAtMs: number | undefined;
   if (typeof opts.splitAt === 'string') {
     if (sides.length !== 1) throw new UsageError('diff: --split-at takes one side of logs (audit-scan diff --split-at TIME LOGS)');
     const path = sides[0]!;
@@ -165,6 +166,8 @@ export async function runDiff(argv: string[], io: DiffIO): Promise<number> {
         throw err;
       }
     };
+    // the split as the scans read it (RFC 3339, or a duration back from now)
+    splitAtMs = resolveConfig(['-'], { since: at }, io.env).time.filter.sinceMs ?? undefined;
     before = await scan('before', { until: at });
     after = await scan('after', { since: at });
     sources = { before: `${path} until ${at}`, after: `${path} from ${at}` };
@@ -175,7 +178,7 @@ export async function runDiff(argv: string[], io: DiffIO): Promise<number> {
     after = await sideOf(sides[1]!, 'after', opts, io);
     sources = { before: sides[0]!, after: sides[1]! };
   }
-  const d = diffReports(before, after, { before: 'before', after: 'after' }, sources, io.version);
+  const d = diffReports(before, after, { before: 'before', after: 'after' }, sources, io.version, splitAtMs === undefined ? {} : { splitAtMs });
   const format = String(opts.output);
   // the width a scan's table takes (config.ts: the terminal's, else COLUMNS, else 120; --width wins)
   const width = resolveConfig(['-'], opts.width === undefined ? {} : { width: opts.width }, io.env).width;
