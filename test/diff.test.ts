@@ -59,8 +59,11 @@ describe('audit-scan diff (issue 47 #1)', () => {
     const two = await diffJson([BEFORE, AFTER]);
     expect(split.code).toBe(0);
     expect(split.d.groups).toEqual(two.d.groups);
-    // (the pause between the two hours is in the one log, and the restart rules see every line: a gap "still")
+    // the pause between the two hours is in the one log, and the restart rules read every line: both sides see
+    // the gap 12:09:59.505–13:00:00.005, which the split at 12:30 falls in: cut by it, not "still"
     expect(split.d.findings.filter((f: any) => f.kind !== 'audit-gap')).toEqual(two.d.findings);
+    expect(split.d.findings.filter((f: any) => f.kind === 'audit-gap')).toEqual([expect.objectContaining({ change: 'cut by the split', severityBefore: 'info', severityAfter: 'info' })]);
+    expect(split.d.worse).toBe(false);
     expect(split.d.before.source).toBe(`${both} until 2026-11-30T12:30:00Z`);
     // a time outside the log: one side is empty, said so, exit 2
     const outside = await diffJson(['--split-at', '2026-12-01T00:00:00Z', both]);
@@ -96,6 +99,75 @@ describe('audit-scan diff (issue 47 #1)', () => {
     expect(none.stderr).toContain('no such change in');
     expect(none.stderr).toContain('2026-11-30T12:59:59.000Z daemonset/logging/vector (patch by alice@example.com)');
   }, 30_000);
+
+  // fixtures/diff/restart.log (make-diff-fixtures.mjs, fixtures/README.md): kube-apiserver's own log at -v=3, two
+  // starts: 11:59:40 (v1.29.3, no --goaway-chance, serving 11:59:50) and 12:10:40 (v1.30.1, --goaway-chance="0.001",
+  // another signing key file, serving 12:10:50); each then serves ten minutes of the same 70 requests.
+  describe('--split-at an apiserver flag changed at a restart (its own log)', () => {
+    const LOG = join(ROOT, 'fixtures/diff/restart.log');
+    const Y = ['--syslog-year', '2026'];
+    const at = (file: string) => `, at a restart of the apiserver in ${file}`;
+
+    it('diff --changes lists the restart\'s changes, the version first, then the flags by name', async () => {
+      const r = await spawnCli(['diff', ...Y, '--changes', LOG]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe([
+        `2026-11-30T12:10:50.000Z  apiserver-version/v1.30.1  v1.29.3 → v1.30.1${at(LOG)}`,
+        `2026-11-30T12:10:50.000Z  apiserver-flag/goaway-chance  (not set) → "0.001"${at(LOG)}`,
+        `2026-11-30T12:10:50.000Z  apiserver-flag/service-account-signing-key-file  (set) → (changed)${at(LOG)}`,
+        '',
+      ].join('\n'));
+    }, 30_000);
+
+    it('cuts at the second start\'s "Serving securely" line: 70 requests a side, ten minutes each', async () => {
+      const { code, d, stderr } = await diffJson([...Y, '--split-at', 'apiserver-flag/goaway-chance', LOG]);
+      expect(code, stderr).toBe(0);
+      expect(stderr).toContain(`audit-scan: diff: split at apiserver-flag/goaway-chance, (not set) → "0.001"${at(LOG)} at 2026-11-30T12:10:50.000Z\n`);
+      expect(d.before).toMatchObject({ source: `${LOG} until 2026-11-30T12:10:50.000Z`, start: '2026-11-30T12:00:00.000Z', end: '2026-11-30T12:10:00.000Z', minutes: 10, requests: 70, requestsPerMinute: 7, etcdPerMinute: 6 });
+      expect(d.after).toMatchObject({ source: `${LOG} from 2026-11-30T12:10:50.000Z`, start: '2026-11-30T12:11:00.000Z', end: '2026-11-30T12:21:00.000Z', minutes: 10, requests: 70, requestsPerMinute: 7, etcdPerMinute: 6 });
+      expect(group(d, 'ctl', 'get')).toMatchObject({ change: 'same', before: { requests: 60, etcdPerMinute: 6 }, after: { requests: 60, etcdPerMinute: 6 } });
+      // the restart at the split is cut by it; the first start, at the log's head, is the before side's alone
+      expect(d.findings.map((f: any) => [f.kind, f.change, f.summaryAfter ?? f.summaryBefore])).toEqual([
+        ['apiserver-restart', 'cut by the split', expect.stringContaining('started at 2026-11-30T12:10:50.000Z')],
+        ['apiserver-restart', 'went away', expect.stringContaining('started at 2026-11-30T11:59:50.000Z')],
+      ]);
+      // the version, named or not, is the same restart
+      const v = await diffJson([...Y, '--split-at', 'apiserver-version', LOG]);
+      expect(v.d.before.source).toBe(`${LOG} until 2026-11-30T12:10:50.000Z`);
+    }, 30_000);
+
+    it('a flag changed at two restarts: the first, and says so', async () => {
+      // a third start at 12:30:00 sets --goaway-chance="0.002", serving at 12:30:10, then one get
+      const third = join(TMP, 'three-starts.log');
+      const klog = (hms: string, caller: string, msg: string) => `I1130 ${hms}.000000       1 ${caller}] ${msg}`;
+      writeFileSync(third, readFileSync(LOG, 'utf8') + [
+        klog('12:30:00', 'flags.go:64', 'FLAG: --etcd-servers="https://10.0.0.10:2379"'),
+        klog('12:30:00', 'flags.go:64', 'FLAG: --goaway-chance="0.002"'),
+        klog('12:30:10', 'secure_serving.go:213', 'Serving securely on [::]:6443'),
+        klog('12:30:20', 'httplog.go:132', '"HTTP" verb="GET" URI="/api/v1/namespaces/ops/configmaps/settings" latency="5ms" userAgent="ctl/2.0" audit-ID="3rd" srcIP="10.0.0.1:40000" resp=200'),
+      ].join('\n') + '\n');
+      const listed = await spawnCli(['diff', ...Y, '--changes', third]);
+      expect(listed.stdout).toContain(`2026-11-30T12:30:10.000Z  apiserver-flag/goaway-chance  "0.001" → "0.002"${at(third)}\n`);
+      const r = await diffJson([...Y, '--split-at', 'apiserver-flag/goaway-chance', third]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('at 2026-11-30T12:10:50.000Z (the first of 2 restarts that changed it)\n');
+      const none = await diffJson([...Y, '--split-at', 'apiserver-flag/max-requests-inflight', third]);
+      expect(none.code).toBe(2);
+      expect(none.stderr).toContain('2026-11-30T12:10:50.000Z apiserver-flag/goaway-chance ((not set) → "0.001")');
+    }, 30_000);
+
+    it('never prints a secret-bearing flag\'s value (the signing key file\'s path holds "CANARY")', async () => {
+      const runs = [
+        await spawnCli(['diff', ...Y, '--changes', LOG]),
+        await spawnCli(['diff', ...Y, '--split-at', 'apiserver-flag/service-account-signing-key-file', LOG]),
+        await spawnCli(['diff', ...Y, '--split-at', 'apiserver-flag/nope', LOG]),
+        ...(await Promise.all(['json', 'markdown', 'html'].map((o) => spawnCli(['diff', ...Y, '-o', o, '--split-at', 'apiserver-flag/goaway-chance', LOG])))),
+      ];
+      expect(runs[1]!.stderr).toContain('split at apiserver-flag/service-account-signing-key-file, (set) → (changed)');
+      expect(runs[2]!.stderr).toContain('apiserver-flag/service-account-signing-key-file ((set) → (changed))');
+      for (const r of runs) expect(r.stdout + r.stderr).not.toMatch(/CANARY|\.key\b/);
+    }, 60_000);
+  });
 
   it('saved reports and a DuckDB store are sides too, with the same answer as the logs', async () => {
     const saved = async (f: string, out: string) => {

@@ -1,20 +1,24 @@
 /*! One job: the changes an audit log shows that a postmortem's fixes are made of (issue 47 #1): a FlowSchema or
  * priority level created or changed, a DaemonSet, Deployment or StatefulSet rolled out or reconfigured. `diff
  * --split-at KIND/NAME` cuts the log at one of them. Controllers' own writes (status, the rollout's ReplicaSets)
- * are not changes: only writes of the object itself by someone other than the control plane. */
+ * are not changes: only writes of the object itself by someone other than the control plane. The apiserver's own
+ * log adds its restarts' changes, a flag or the version (apiserver-changes.ts); they are named here alike. */
 
 import type { AuditEvent } from '../model/audit-event.js';
 
 export interface LogChange {
   /** when the apiserver received it (ms) */
   atMs: number;
-  /** flowschema, prioritylevelconfiguration, daemonset, deployment, statefulset */
+  /** flowschema, prioritylevelconfiguration, daemonset, deployment, statefulset; apiserver-flag, apiserver-version */
   kind: string;
   namespace: string;
   name: string;
   verb: string;
   username: string;
   userAgent: string;
+  /** a change at an apiserver's restart (verb 'restart'): the flag's value or the version before and after, as
+   * shown (a secret's value never: `(set)`, `(changed)`), and the input (and apiserver) it is in */
+  restart?: { from: string; to: string; input: string };
 }
 
 const KINDS: Record<string, { group: string; kind: string }> = {
@@ -49,11 +53,26 @@ export function changeLabel(c: Pick<LogChange, 'kind' | 'namespace' | 'name'>): 
   return [c.kind, ...(c.namespace.length > 0 ? [c.namespace] : []), c.name || '?'].join('/');
 }
 
-/** Whether `spec` (KIND/NAME or KIND/NAMESPACE/NAME, KIND in singular, any case) names change `c`. */
+/** What a change did, for a line of its own: "patch by alice (kubectl/v1.29.4 …)", or a restart's
+ * "(not set) → "0.001", at a restart of the apiserver in audit.log". */
+export function changeDetail(c: LogChange): string {
+  if (c.restart !== undefined) return `${c.restart.from} → ${c.restart.to}, at a restart of the apiserver in ${c.restart.input}`;
+  return `${c.verb} by ${c.username} (${c.userAgent})`;
+}
+
+/** The same, short, for a list of them: "patch by alice", "(not set) → "0.001"". */
+export function changeBrief(c: LogChange): string {
+  return c.restart !== undefined ? `${c.restart.from} → ${c.restart.to}` : `${c.verb} by ${c.username}`;
+}
+
+/** Whether `spec` (KIND/NAME or KIND/NAMESPACE/NAME, KIND in singular, any case; apiserver-flag/NAME with or
+ * without the dashes; apiserver-version, or apiserver-version/VERSION for a change to it) names change `c`. */
 export function changeMatches(spec: string, c: LogChange): boolean {
   const parts = spec.toLowerCase().split('/');
   const kind = parts[0]!.replace(/s$/, '');
   if (kind !== c.kind) return false;
+  if (kind === 'apiserver-version') return parts.length === 1 || (parts.length === 2 && parts[1] === c.name.toLowerCase());
+  if (kind === 'apiserver-flag') return parts.length === 2 && parts[1]!.replace(/^--?/, '') === c.name.toLowerCase();
   if (parts.length === 2) return parts[1] === c.name;
   if (parts.length === 3) return parts[1] === c.namespace && parts[2] === c.name;
   return false;
@@ -61,5 +80,5 @@ export function changeMatches(spec: string, c: LogChange): boolean {
 
 /** A KIND/NAME spec rather than a time. */
 export function isChangeSpec(s: string): boolean {
-  return /^(flowschemas?|prioritylevelconfigurations?|daemonsets?|deployments?|statefulsets?)\/[^/]+(\/[^/]+)?$/i.test(s);
+  return /^(flowschemas?|prioritylevelconfigurations?|daemonsets?|deployments?|statefulsets?)\/[^/]+(\/[^/]+)?$/i.test(s) || /^apiserver-flags?\/[^/]+$|^apiserver-versions?(\/[^/]+)?$/i.test(s);
 }

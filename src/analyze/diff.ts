@@ -46,6 +46,10 @@ export interface FindingJson {
   input?: string;
   etcdRequests?: number;
   whatIf?: { etcdRequests: { before: number; after: number } };
+  /** findings of a time (restarts, gaps, storms, waves): when; an audit-gap of several pauses lists them */
+  start?: string;
+  end?: string;
+  gaps?: Array<{ start: string; end: string }>;
 }
 
 /** One side's figures of one group, per minute of that side's window. */
@@ -79,7 +83,9 @@ export interface GroupChange {
 export interface FindingChange {
   kind: string;
   subject: string;
-  change: 'appeared' | 'went away' | 'worse' | 'better' | 'still';
+  /** 'cut by the split': one log cut in two (--split-at) inside the finding's time (a restart's gap, a storm), so
+   * each side holds a part of it and its before and after say nothing of a fix */
+  change: 'appeared' | 'went away' | 'worse' | 'better' | 'still' | 'cut by the split';
   severityBefore: string | null;
   severityAfter: string | null;
   summaryBefore: string | null;
@@ -183,7 +189,36 @@ function seriesOf(r: SideReport): { width: number; points: Array<[number, number
 }
 
 /** Before → after, per group and per finding, with the caveats of unlike sides. */
-export function diffReports(before: SideReport, after: SideReport, labels: { before: string; after: string }, sources: { before: string; after: string }, version: string): DiffReport {
+/** The time a finding covers (ms), or null when it has none: from its start to its end, its pauses' included. */
+function spanOf(f: FindingJson): [number, number] | null {
+  const times = [f.start, f.end, ...(f.gaps ?? []).flatMap((g) => [g.start, g.end])].filter((t): t is string => typeof t === 'string').map(Date.parse).filter(Number.isFinite);
+  return times.length === 0 ? null : [Math.min(...times), Math.max(...times)];
+}
+
+/** One log cut at `splitAtMs`: the two sides' findings of a time as the cut leaves them. A side's restart rules
+ * read every line, so each side may hold the other's restarts and gaps: each such finding goes to the side its time
+ * is in, and one whose time holds the split (a pause the split falls in, a restart at it) is cut by it. */
+function splitFindings(before: FindingJson[], after: FindingJson[], splitAtMs: number): { before: FindingJson[]; after: FindingJson[]; cut: Array<{ b: FindingJson | null; a: FindingJson | null }> } {
+  const out = { before: [] as FindingJson[], after: [] as FindingJson[], cut: [] as Array<{ b: FindingJson | null; a: FindingJson | null }> };
+  const timed = new Map<string, { b: FindingJson | null; a: FindingJson | null; span: [number, number] }>();
+  const add = (f: FindingJson, side: 'b' | 'a'): void => {
+    const span = spanOf(f);
+    if (span === null) return void (side === 'b' ? out.before : out.after).push(f);
+    const k = `${f.kind}\u0000${subjectOf(f)}\u0000${span[0]}\u0000${span[1]}`;
+    const t = timed.get(k) ?? timed.set(k, { b: null, a: null, span }).get(k)!;
+    t[side] ??= f;
+  };
+  for (const f of before) add(f, 'b');
+  for (const f of after) add(f, 'a');
+  for (const { b, a, span } of timed.values()) {
+    if (span[1] < splitAtMs) out.before.push((b ?? a)!);
+    else if (span[0] > splitAtMs) out.after.push((a ?? b)!);
+    else out.cut.push({ b, a });
+  }
+  return out;
+}
+
+export function diffReports(before: SideReport, after: SideReport, labels: { before: string; after: string }, sources: { before: string; after: string }, version: string, opts: { splitAtMs?: number } = {}): DiffReport {
   const mb = minutesOf(before);
   const ma = minutesOf(after);
   const groupsB = [...before.listGroups, ...(before.getGroups ?? [])];
@@ -236,11 +271,16 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
   const order: Change[] = ['worse', 'new', 'better', 'gone', 'same'];
   groups.sort((x, y) => order.indexOf(x.change) - order.indexOf(y.change) || Math.abs(y.etcdPerMinuteDelta) - Math.abs(x.etcdPerMinuteDelta) || (x.client < y.client ? -1 : x.client > y.client ? 1 : x.resource < y.resource ? -1 : 1));
 
+  const split = opts.splitAtMs === undefined ? null : splitFindings(before.findings, after.findings, opts.splitAtMs);
   const fb = new Map<string, FindingJson>();
   const fa = new Map<string, FindingJson>();
-  for (const f of before.findings) if (!fb.has(`${f.kind}\u0000${subjectOf(f)}`)) fb.set(`${f.kind}\u0000${subjectOf(f)}`, f);
-  for (const f of after.findings) if (!fa.has(`${f.kind}\u0000${subjectOf(f)}`)) fa.set(`${f.kind}\u0000${subjectOf(f)}`, f);
+  for (const f of split?.before ?? before.findings) if (!fb.has(`${f.kind}\u0000${subjectOf(f)}`)) fb.set(`${f.kind}\u0000${subjectOf(f)}`, f);
+  for (const f of split?.after ?? after.findings) if (!fa.has(`${f.kind}\u0000${subjectOf(f)}`)) fa.set(`${f.kind}\u0000${subjectOf(f)}`, f);
   const findings: FindingChange[] = [];
+  for (const { b, a } of split?.cut ?? []) {
+    const f = (a ?? b)!;
+    findings.push({ kind: f.kind, subject: subjectOf(f), change: 'cut by the split', severityBefore: b?.severity ?? null, severityAfter: a?.severity ?? null, summaryBefore: b?.summary ?? null, summaryAfter: a?.summary ?? null });
+  }
   for (const k of new Set([...fb.keys(), ...fa.keys()])) {
     const b = fb.get(k) ?? null;
     const a = fa.get(k) ?? null;
@@ -248,7 +288,7 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
     const change: FindingChange['change'] = b === null ? 'appeared' : a === null ? 'went away' : rank(a.severity) > rank(b.severity) ? 'worse' : rank(a.severity) < rank(b.severity) ? 'better' : 'still';
     findings.push({ kind: f.kind, subject: subjectOf(f), change, severityBefore: b?.severity ?? null, severityAfter: a?.severity ?? null, summaryBefore: b?.summary ?? null, summaryAfter: a?.summary ?? null });
   }
-  const fOrder: Array<FindingChange['change']> = ['worse', 'appeared', 'still', 'better', 'went away'];
+  const fOrder: Array<FindingChange['change']> = ['worse', 'appeared', 'still', 'cut by the split', 'better', 'went away'];
   findings.sort((x, y) => fOrder.indexOf(x.change) - fOrder.indexOf(y.change) || rank(y.severityAfter ?? y.severityBefore) - rank(x.severityAfter ?? x.severityBefore) || (x.kind + x.subject < y.kind + y.subject ? -1 : 1));
 
   const etcd = (r: SideReport): number => [...r.listGroups, ...(r.getGroups ?? [])].reduce((n, g) => n + g.servedFrom.etcd, 0);

@@ -455,8 +455,9 @@ export function traceVerbOf(h: TraceHeader): string | null {
 
 /** The kinds of apiserver message audit-scan reads beyond requests and traces. */
 export type ApiserverNote =
-  /** a restart: the secure port served, the version printed at start, the flag dump */
-  | { kind: 'start'; what: string; version?: string }
+  /** a restart: the secure port served, the version printed at start, the flag dump (one flag a line: its name
+   * without the dashes, its value unquoted) */
+  | { kind: 'start'; what: string; version?: string; flag?: { name: string; value: string } }
   /** a request that timed out or was aborted (timeout.go / panic.go), with what the line names */
   | { kind: 'timeout'; req: LogRequest }
   /** the cacher of a resource stopped all its watchers, or closed a slow one, or its ListAndWatch failed */
@@ -471,7 +472,10 @@ export function noteOf(text: string, kv: Map<string, string>, caller: string): A
     const v = text.startsWith('Version: ') ? text.slice(9).trim() : kv.get('version') ?? kv.get('gitVersion') ?? '';
     return { kind: 'start', what: 'version', version: v };
   }
-  if (text.startsWith('FLAG: --')) return { kind: 'start', what: 'flag' };
+  if (text.startsWith('FLAG: --')) {
+    const flag = flagOf(text);
+    return flag === null ? { kind: 'start', what: 'flag' } : { kind: 'start', what: 'flag', flag };
+  }
   if (/^timeout or abort while handling/i.test(text)) {
     // three forms: `timeout or abort while handling: method=GET URI="/…" audit-ID="…"` (unstructured, 1.19-1.22),
     // `"Timeout or abort while handling" method="GET" URI="/…" auditID="…"` (structured), and the oldest
@@ -489,6 +493,19 @@ export function noteOf(text: string, kv: Map<string, string>, caller: string): A
   if (/Handler timeout/.test(text) || /http: Handler timeout/.test(kv.get('err') ?? '')) return { kind: 'other', what: 'apiserver handler timeout' };
   if (/^caches? populated/i.test(text) || text === 'Caches populated') return { kind: 'other', what: 'apiserver caches populated' };
   return { kind: 'other', what: 'klog' };
+}
+
+/** A line of the flag dump, `FLAG: --goaway-chance="0.001"` (PrintFlags: `FLAG: --%s=%q`), as its name and its
+ * value, or null when it is not one. A value that is not quoted is taken as written. */
+export function flagOf(text: string): { name: string; value: string } | null {
+  if (!text.startsWith('FLAG: --')) return null;
+  const eq = text.indexOf('=', 8);
+  if (eq <= 8) return null;
+  const name = text.slice(8, eq);
+  if (!/^[A-Za-z0-9][\w.-]*$/.test(name)) return null;
+  if (text.charCodeAt(eq + 1) !== 34) return { name, value: text.slice(eq + 1) };
+  const q = readQuoted(text, eq + 1);
+  return q === null ? null : { name, value: q[0] };
 }
 
 /** The file of a klog caller ("httplog.go:134" → "httplog.go"). */

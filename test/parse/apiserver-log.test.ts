@@ -150,7 +150,10 @@ describe('noteOf: the load and restart lines', () => {
   it.each<[string, Record<string, string>, Record<string, unknown>]>([
     ['Serving securely on [::]:6443', {}, { kind: 'start', what: 'serving securely' }],
     ['Version: v1.28.3', {}, { kind: 'start', what: 'version', version: 'v1.28.3' }],
-    ['FLAG: --v="3"', {}, { kind: 'start', what: 'flag' }],
+    ['FLAG: --v="3"', {}, { kind: 'start', what: 'flag', flag: { name: 'v', value: '3' } }],
+    // PrintFlags quotes the value as Go's %q does
+    ['FLAG: --audit-log-path="/var/log/a \\"b\\"\\tc.log"', {}, { kind: 'start', what: 'flag', flag: { name: 'audit-log-path', value: '/var/log/a "b"\tc.log' } }],
+    ['FLAG: --feature-gates=""', {}, { kind: 'start', what: 'flag', flag: { name: 'feature-gates', value: '' } }],
     ['Timeout or abort while handling', { method: 'GET', URI: '/api/v1/pods?limit=500', auditID: 'x-1' }, { kind: 'timeout', req: { verb: 'list', uri: '/api/v1/pods?limit=500', auditID: 'x-1', code: 504 } }],
     ['timeout or abort while handling: method=GET URI="/api/v1/events" audit-ID="y-2"', {}, { kind: 'timeout', req: { verb: 'list', uri: '/api/v1/events', auditID: 'y-2' } }],
     ['timeout or abort while handling: GET "/api/v1/namespaces/a/pods/b"', {}, { kind: 'timeout', req: { verb: 'get', uri: '/api/v1/namespaces/a/pods/b', auditID: '' } }],

@@ -14,7 +14,8 @@ import { renderJson } from '../../render/json.js';
 import { checkSide, diffReports, type SideReport } from '../../analyze/diff.js';
 import { renderDiffHtml, renderDiffJson, renderDiffMarkdown, renderDiffText } from '../../render/diff.js';
 import { safeText } from '../../render/text-safety.js';
-import { changeLabel, changeMatches, changeOf, isChangeSpec, type LogChange } from '../../analyze/changes.js';
+import { changeBrief, changeDetail, changeLabel, changeMatches, changeOf, isChangeSpec, type LogChange } from '../../analyze/changes.js';
+import { ApiserverRestarts } from '../../analyze/apiserver-changes.js';
 import { expandSources, openRaw } from '../../input/sources.js';
 import { jsonObjectOf, rawLines } from '../../input/raw-lines.js';
 import { normalizeAuditEvent } from '../../decode/audit-event.js';
@@ -38,8 +39,8 @@ export function diffCommand(commandName: string = 'audit-scan'): Command {
   addScanOptions(p, SCAN_FLAGS);
   p.description('Compare two sides, before and after a change: per client group, etcd reads, amplification, latency, and the findings that came or went')
     .argument('<sides...>', 'BEFORE AFTER: each a saved JSON report, a DuckDB store, or logs (a file, a directory, -); or one side of logs with --split-at')
-    .addOption(new Option('--split-at <time|change>', 'cut one log into before and after: at a time (RFC 3339, as for --since), or at a change the log shows (daemonset/NS/NAME, deployment/NS/NAME, flowschema/NAME…: the first such write)'))
-    .addOption(new Option('--changes', 'list the changes the log shows (FlowSchemas, priority levels, DaemonSets, Deployments, StatefulSets written by someone other than the control plane), to split at'))
+    .addOption(new Option('--split-at <time|change>', 'cut one log into before and after: at a time (RFC 3339, as for --since), or at a change the log shows (daemonset/NS/NAME, deployment/NS/NAME, flowschema/NAME…: the first such write; apiserver-flag/NAME, apiserver-version: the first restart that changed it)'))
+    .addOption(new Option('--changes', 'list the changes the log shows (FlowSchemas, priority levels, DaemonSets, Deployments, StatefulSets written by someone other than the control plane; an apiserver\'s flags or version changed at a restart, from its own log), to split at'))
     .addOption(new Option('-o, --output <format>', 'table, markdown, html or json').choices(['table', 'markdown', 'html', 'json']).default('table'))
     .addOption(new Option('--top <n>', 'group rows shown (json: all)').default('30'))
     .addOption(new Option('--width <n>', 'the table\'s width (default: the terminal\'s, else COLUMNS, else 120)'));
@@ -95,19 +96,25 @@ function checked(v: unknown, label: string): SideReport {
   }
 }
 
-/** The changes the logs show, in time order (a pass of their own over the lines). */
-async function changesIn(paths: string[], io: DiffIO): Promise<LogChange[]> {
+/** The changes the logs show, in time order (a pass of their own over the lines): writes in the audit events, and
+ * what the apiserver's restarts changed in its own log (per input). */
+async function changesIn(paths: string[], opts: Record<string, unknown>, io: DiffIO): Promise<LogChange[]> {
+  // klog writes no year: dated as the scan dates it (--syslog-year, else the latest year not after now)
+  const { nowMs, syslogYear } = resolveConfig(['-'], opts.syslogYear === undefined ? {} : { syslogYear: opts.syslogYear }, io.env).time;
   const { sources, problems } = await expandSources(paths);
   for (const pr of problems) io.err(`audit-scan: ${safeText(pr.name)}: ${pr.message}\n`);
   const out: LogChange[] = [];
   for (const src of sources) {
+    const restarts = new ApiserverRestarts(src.name, nowMs, syslogYear ?? null);
     for await (const line of rawLines(openRaw(src, io.stdin), () => {})) {
+      restarts.line(line);
       const o = jsonObjectOf(line);
       if (o === null || o.verb === 'get' || o.verb === 'list' || o.verb === 'watch') continue;
       const e = normalizeAuditEvent(o, () => 'change');
       const c = e.ok ? changeOf(e.value) : null;
       if (c !== null) out.push(c);
     }
+    out.push(...restarts.changes());
   }
   return out.sort((a, b) => a.atMs - b.atMs);
 }
@@ -123,14 +130,15 @@ export async function runDiff(argv: string[], io: DiffIO): Promise<number> {
   const sides = p.args;
   if (opts.changes === true) {
     if (sides.length === 0) throw new UsageError('diff: --changes: give the logs to look in');
-    const found = await changesIn(sides, io);
-    if (found.length === 0) io.out('no changes in the logs (FlowSchemas, priority levels, DaemonSets, Deployments, StatefulSets written by someone other than the control plane)\n');
-    for (const c of found) io.out(`${new Date(c.atMs).toISOString()}  ${safeText(changeLabel(c))}  ${c.verb} by ${safeText(c.username)} (${safeText(c.userAgent)})\n`);
+    const found = await changesIn(sides, opts, io);
+    if (found.length === 0) io.out('no changes in the logs (FlowSchemas, priority levels, DaemonSets, Deployments, StatefulSets written by someone other than the control plane; apiserver flags or versions changed at a restart)\n');
+    for (const c of found) io.out(`${new Date(c.atMs).toISOString()}  ${safeText(changeLabel(c))}  ${safeText(changeDetail(c))}\n`);
     return 0;
   }
   let before: SideReport;
   let after: SideReport;
   let sources: { before: string; after: string };
+  let splitAtMs: number | undefined;
   if (typeof opts.splitAt === 'string') {
     if (sides.length !== 1) throw new UsageError('diff: --split-at takes one side of logs (audit-scan diff --split-at TIME LOGS)');
     const path = sides[0]!;
@@ -139,14 +147,16 @@ export async function runDiff(argv: string[], io: DiffIO): Promise<number> {
     let at = opts.splitAt;
     if (isChangeSpec(at)) {
       const spec = at;
-      const found = await changesIn([path], io);
-      const hit = found.find((c) => changeMatches(spec, c));
+      const found = await changesIn([path], opts, io);
+      const hits = found.filter((c) => changeMatches(spec, c));
+      const hit = hits[0];
       if (hit === undefined) {
-        const seen = found.slice(0, 10).map((c) => `  ${new Date(c.atMs).toISOString()} ${changeLabel(c)} (${c.verb} by ${c.username})`);
+        const seen = found.slice(0, 10).map((c) => `  ${new Date(c.atMs).toISOString()} ${changeLabel(c)} (${changeBrief(c)})`);
         throw new UsageError(`diff: --split-at ${safeText(spec)}: no such change in ${safeText(path)}${seen.length > 0 ? `; the changes it shows:\n${seen.map(safeText).join('\n')}` : ' (it shows no change: give a time)'}`);
       }
       at = new Date(hit.atMs).toISOString();
-      io.err(`audit-scan: diff: split at ${safeText(changeLabel(hit))}, ${hit.verb} by ${safeText(hit.username)} (${safeText(hit.userAgent)}) at ${at}${found.filter((c) => changeMatches(spec, c)).length > 1 ? ' (the first of its writes)' : ''}\n`);
+      const first = hits.length < 2 ? '' : hit.restart !== undefined ? ` (the first of ${hits.length} restarts that changed it)` : ' (the first of its writes)';
+      io.err(`audit-scan: diff: split at ${safeText(changeLabel(hit))}, ${safeText(changeDetail(hit))} at ${at}${first}\n`);
     }
     const scan = async (label: string, w: { since?: string; until?: string }): Promise<SideReport> => {
       try {
@@ -156,6 +166,8 @@ export async function runDiff(argv: string[], io: DiffIO): Promise<number> {
         throw err;
       }
     };
+    // the split as the scans read it (RFC 3339, or a duration back from now)
+    splitAtMs = resolveConfig(['-'], { since: at }, io.env).time.filter.sinceMs ?? undefined;
     before = await scan('before', { until: at });
     after = await scan('after', { since: at });
     sources = { before: `${path} until ${at}`, after: `${path} from ${at}` };
@@ -166,7 +178,7 @@ export async function runDiff(argv: string[], io: DiffIO): Promise<number> {
     after = await sideOf(sides[1]!, 'after', opts, io);
     sources = { before: sides[0]!, after: sides[1]! };
   }
-  const d = diffReports(before, after, { before: 'before', after: 'after' }, sources, io.version);
+  const d = diffReports(before, after, { before: 'before', after: 'after' }, sources, io.version, splitAtMs === undefined ? {} : { splitAtMs });
   const format = String(opts.output);
   // the width a scan's table takes (config.ts: the terminal's, else COLUMNS, else 120; --width wins)
   const width = resolveConfig(['-'], opts.width === undefined ? {} : { width: opts.width }, io.env).width;
