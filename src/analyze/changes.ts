@@ -39,6 +39,8 @@ export function changeOf(e: AuditEvent): LogChange | null {
   if (e.stage !== 'ResponseComplete' || e.receivedMs === null) return null;
   if (e.verb !== 'create' && e.verb !== 'update' && e.verb !== 'patch') return null;
   if (e.subresource.length > 0) return null;
+  // a dry run (kubectl diff, server-side-apply previews of Flux and Argo CD) changed nothing
+  if (/[?&]dryRun=/.test(e.requestURI)) return null;
   const k = KINDS[e.resource];
   if (k === undefined || k.group !== e.apiGroup) return null;
   if (e.code !== null && (e.code < 200 || e.code >= 300)) return null;

@@ -17,6 +17,8 @@ describe('changeOf', () => {
     ['a kube-system controller writing the object', ds({ user: { username: 'system:serviceaccount:kube-system:daemon-set-controller' } }), null],
     ['a refused patch', ds({ responseStatus: { code: 422 } }), null],
     ['a read', ds({ verb: 'get' }), null],
+    ['a dry run (kubectl diff)', ds({ requestURI: '/apis/apps/v1/namespaces/logging/daemonsets/vector?dryRun=All&fieldManager=kubectl-client-side-apply' }), null],
+    ['a dry run, not the first parameter', ds({ requestURI: '/apis/apps/v1/namespaces/logging/daemonsets/vector?fieldManager=flux&dryRun=All' }), null],
     ['an earlier stage', ds({ stage: 'RequestReceived' }), null],
     ['a resource of that name in another group', ds({ objectRef: { resource: 'deployments', apiGroup: 'extensions.example.com', namespace: 'a', name: 'b' } }), null],
   ])('%s', (_name, f, label) => {
