@@ -161,4 +161,23 @@ describe('audit-scan diff (issue 47 #1)', () => {
       if (o === 'markdown') expect(r.stdout).not.toMatch(/[^\\]\|x\/1\.0/);
     }
   }, 30_000);
+
+  it('a crafted saved report sends no terminal control through its window or severities (text and Markdown)', async () => {
+    const r = await spawnCli(['-o', 'json', ...V, BEFORE]);
+    const rep = JSON.parse(r.stdout);
+    // an OSC (set the title) and a screen clear in the window's start and end; a colour and a pipe in a severity
+    rep.summary.window.start = '\u001b]0;owned\u0007\u001b[2J';
+    rep.summary.window.end = '2026-11-30T12:10:00Z\u001b[31m';
+    rep.findings[0].severity = '\u001b[31mcritical|x';
+    const evil = join(TMP, 'evil.json');
+    writeFileSync(evil, JSON.stringify(rep));
+    for (const o of ['table', 'markdown', 'html']) {
+      const d = await spawnCli(['diff', ...V, '-o', o, evil, AFTER]);
+      expect(d.stderr, o).toBe('');
+      expect(d.stdout, o).not.toMatch(/[\u0007\u001b\u009b]/);
+      // the text is still shown, escaped
+      expect(d.stdout, o).toMatch(/x1b\\?\]0;owned\\+x07/);
+      if (o === 'markdown') expect(d.stdout).not.toMatch(/critical\|x/);
+    }
+  }, 30_000);
 });

@@ -39,9 +39,14 @@ function rows(d: DiffReport, top: number): GroupChange[] {
   return (changed.length > 0 ? changed : d.groups).slice(0, top);
 }
 
+/** A side in one line, unescaped: its source, start and end come from the report or the command line, so each
+ * medium escapes the whole line (safeText, md, h) before it is printed. */
 function sideLine(s: DiffReport['before']): string {
   return `${s.label}: ${s.source}, ${s.start ?? '?'} – ${s.end ?? '?'} (${num(s.minutes)} min): ${num(s.requestsPerMinute)} requests/min, ${num(s.etcdPerMinute)} etcd reads/min, ${num(s.nodes)} nodes`;
 }
+
+/** "low → medium", from the two sides' severities as their reports wrote them (unescaped). */
+const severities = (f: DiffReport['findings'][number]): string => `${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'}`;
 
 function verdict(d: DiffReport): string {
   const worse = d.groups.filter((g) => g.change === 'worse' || g.change === 'new').length;
@@ -71,13 +76,13 @@ const TEXT_COLS: Col[] = [
 /** Aligned text for a terminal of `width` columns. */
 export function renderDiffText(d: DiffReport, top: number, width = 120): string {
   const para = (text: string, first = '', rest = '  '): string[] => wrapLines(text, width, first, rest);
-  const out: string[] = ['audit-scan diff: did it work?', '', ...para(sideLine(d.before)), ...para(sideLine(d.after)), '', ...para(verdict(d))];
+  const out: string[] = ['audit-scan diff: did it work?', '', ...para(safeText(sideLine(d.before))), ...para(safeText(sideLine(d.after))), '', ...para(verdict(d))];
   for (const c of d.caveats) out.push(...para(`note: ${c}`));
   const body = rows(d, top).map((g) => groupCells(g).map(safeText));
   if (body.length > 0) out.push('', ...para('Groups, worst change first (rates per minute of each side’s window)'), drawTable(TEXT_COLS, body, width));
   if (d.findings.length > 0) {
     out.push('', 'Findings');
-    for (const f of d.findings) out.push(...para(`${f.change}: ${safeText(f.kind)} ${safeText(f.subject)} (${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'})${f.summaryAfter !== null ? `: ${safeText(f.summaryAfter)}` : f.summaryBefore !== null ? `: was ${safeText(f.summaryBefore)}` : ''}`, '  ', '    '));
+    for (const f of d.findings) out.push(...para(`${f.change}: ${safeText(f.kind)} ${safeText(f.subject)} (${safeText(severities(f))})${f.summaryAfter !== null ? `: ${safeText(f.summaryAfter)}` : f.summaryBefore !== null ? `: was ${safeText(f.summaryBefore)}` : ''}`, '  ', '    '));
   }
   return out.join('\n') + '\n';
 }
@@ -93,7 +98,7 @@ export function renderDiffMarkdown(d: DiffReport, top: number): string {
   }
   if (d.findings.length > 0) {
     out.push('', '| finding | about | change | severity |', '| --- | --- | --- | --- |');
-    for (const f of d.findings) out.push(`| ${md(f.kind)} | ${md(f.subject || '–')} | ${f.change} | ${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'} |`);
+    for (const f of d.findings) out.push(`| ${md(f.kind)} | ${md(f.subject || '–')} | ${f.change} | ${md(severities(f))} |`);
   }
   return out.join('\n') + '\n';
 }
@@ -123,7 +128,7 @@ export function renderDiffHtml(d: DiffReport, top: number): string {
     ...d.caveats.map((c) => `<p>Note: ${h(c)}</p>`),
     chart,
     groups.length === 0 ? '' : `<h2>Groups</h2><table>${tr(GROUP_HEAD, 'th')}${groups.map((g) => tr(groupCells(g)).replace('<tr>', `<tr class="${g.change}">`)).join('')}</table>`,
-    d.findings.length === 0 ? '' : `<h2>Findings</h2><table>${tr(['finding', 'about', 'change', 'severity', 'after'], 'th')}${d.findings.map((f) => tr([f.kind, f.subject || '–', f.change, `${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'}`, f.summaryAfter ?? f.summaryBefore ?? ''])).join('')}</table>`,
+    d.findings.length === 0 ? '' : `<h2>Findings</h2><table>${tr(['finding', 'about', 'change', 'severity', 'after'], 'th')}${d.findings.map((f) => tr([f.kind, f.subject || '–', f.change, severities(f), f.summaryAfter ?? f.summaryBefore ?? ''])).join('')}</table>`,
     '</body></html>',
     '',
   ].join('\n');
