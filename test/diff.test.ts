@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, runCli, spawnCli } from './support.js';
+import { auditLine, ROOT, runCli, spawnCli } from './support.js';
 
 const BEFORE = join(ROOT, 'fixtures/diff/before.log');
 const AFTER = join(ROOT, 'fixtures/diff/after.log');
@@ -17,6 +17,26 @@ const V = ['--kube-version', '1.29'];
 async function diffJson(args: string[]): Promise<{ code: number | null; d: any; stderr: string }> {
   const r = await spawnCli(['diff', ...V, '-o', 'json', ...args]);
   return { code: r.code, d: r.stdout.length > 0 ? JSON.parse(r.stdout) : null, stderr: r.stderr };
+}
+/** A log of `perSecond` pod lists a second (from the watch cache) for `seconds`, from `start`, spread evenly. */
+function steadyLog(name: string, perSecond: number, seconds: number, start = '2026-11-30T12:00:00Z'): string {
+  const t0 = Date.parse(start);
+  const lines: string[] = [];
+  for (let i = 0; i < perSecond * seconds; i++) {
+    const t = new Date(t0 + Math.floor((i * 1000) / perSecond)).toISOString().replace('Z', '000Z');
+    lines.push(auditLine({ auditID: `${name}-${i}`, requestURI: '/api/v1/pods?resourceVersion=0', userAgent: 'steady/1.0', requestReceivedTimestamp: t, stageTimestamp: t }));
+  }
+  const path = join(TMP, name);
+  writeFileSync(path, lines.join('\n') + '\n');
+  return path;
+}
+/** A saved report (audit-scan -o json) of `args`. */
+async function savedReport(args: string[], name: string): Promise<string> {
+  const r = await spawnCli(['-o', 'json', ...V, ...args]);
+  expect(r.code, r.stderr).toBe(0);
+  const path = join(TMP, name);
+  writeFileSync(path, r.stdout);
+  return path;
 }
 const group = (d: any, client: string, verb = 'list') => d.groups.find((g: any) => g.client === client && g.verb === verb);
 
@@ -179,5 +199,25 @@ describe('audit-scan diff (issue 47 #1)', () => {
       expect(d.stdout, o).toMatch(/x1b\\?\]0;owned\\+x07/);
       if (o === 'markdown') expect(d.stdout).not.toMatch(/critical\|x/);
     }
+  }, 30_000);
+
+  it('the HTML chart draws each side in its own bucket width, counts divided once', async () => {
+    // 5 lists a second for 120 s: a 10 s bucket holds 50, a 1 s bucket 5, both 5 a second; the axis tops at 5
+    // (nice(5)) and both lines run along it: y = 12, the plot's top. Before the fix the 10 s side was divided by 10
+    // twice (0.5/s) and the 1 s side by the larger width twice (0.05/s).
+    const log = steadyLog('steady.log', 5, 120);
+    const b = await savedReport(['--bucket', '10s', log], 'steady-10s.json');
+    const a = await savedReport([log], 'steady-1s.json');
+    const j = await spawnCli(['diff', ...V, '-o', 'json', b, a]);
+    const d = JSON.parse(j.stdout);
+    expect(d.series).toMatchObject({ bucketSecondsBefore: 10, bucketSecondsAfter: 1 });
+    expect(d.series.before[1]).toEqual([10, 50]);
+    expect(d.series.after[1]).toEqual([1, 5]);
+    const r = await spawnCli(['diff', ...V, '-o', 'html', b, a]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('text-anchor="end">5</text>');
+    const lines = [...r.stdout.matchAll(/<polyline [^>]*points="([^"]*)"/g)].map((m) => m[1]!.split(' ').map((p) => p.split(',')[1]));
+    expect(lines).toHaveLength(2);
+    for (const ys of lines) expect(new Set(ys)).toEqual(new Set(['12.0']));
   }, 30_000);
 });

@@ -111,8 +111,9 @@ export interface DiffReport {
   findings: FindingChange[];
   /** true when a group or a finding got worse: the exit status is 1 */
   worse: boolean;
-  /** requests a second over each side's window, from its start (seconds, count), for the chart */
-  series: { bucketSeconds: number; before: Array<[number, number]>; after: Array<[number, number]> };
+  /** requests per bucket over each side's window, from its start (seconds, count), for the chart; each side's
+   * counts are per its own bucket width (bucketSecondsBefore, bucketSecondsAfter); bucketSeconds is the larger */
+  series: { bucketSeconds: number; bucketSecondsBefore: number; bucketSecondsAfter: number; before: Array<[number, number]>; after: Array<[number, number]> };
 }
 
 /** A group's etcd reads must grow by this fraction, and by at least MIN_ETCD_PER_MINUTE, to be worse (or shrink
@@ -285,6 +286,6 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
     groups,
     findings,
     worse,
-    series: { bucketSeconds: Math.max(xb.width, xa.width), before: xb.points, after: xa.points },
+    series: { bucketSeconds: Math.max(xb.width, xa.width), bucketSecondsBefore: xb.width, bucketSecondsAfter: xa.width, before: xb.points, after: xa.points },
   };
 }

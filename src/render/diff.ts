@@ -108,8 +108,9 @@ export function renderDiffHtml(d: DiffReport, top: number): string {
   const chart = rateChart(
     'Requests a second, from each side’s start',
     [
-      { label: `${d.before.label} (${d.before.start ?? ''})`, points: d.series.before.map(([s, n]): [number, number] => [s * 1000, n / d.series.bucketSeconds]) },
-      { label: `${d.after.label} (${d.after.start ?? ''})`, points: d.series.after.map(([s, n]): [number, number] => [s * 1000, n / d.series.bucketSeconds]) },
+      // counts as they are, each side in its own bucket width: rateChart divides them by it
+      { label: `${d.before.label} (${d.before.start ?? ''})`, points: d.series.before.map(([s, n]): [number, number] => [s * 1000, n]), bucketSeconds: d.series.bucketSecondsBefore },
+      { label: `${d.after.label} (${d.after.start ?? ''})`, points: d.series.after.map(([s, n]): [number, number] => [s * 1000, n]), bucketSeconds: d.series.bucketSecondsAfter },
     ],
     d.series.bucketSeconds,
     [],

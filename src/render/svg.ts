@@ -24,8 +24,10 @@ const nice = (x: number): number => {
   return 10 * p;
 };
 
-/** Requests per second over time, one line per series, restart and storm windows shaded. */
-export function rateChart(title: string, series: Array<{ label: string; points: Array<[number, number]> }>, bucketSeconds: number, bands: Band[]): string {
+/** Requests per second over time, one line per series, restart and storm windows shaded. Points are counts per
+ * bucket, divided here by the series' own bucketSeconds when it has one (the two sides of a diff may have been
+ * scanned with different --bucket), else by the chart's. */
+export function rateChart(title: string, series: Array<{ label: string; points: Array<[number, number]>; bucketSeconds?: number }>, bucketSeconds: number, bands: Band[]): string {
   const W = 720;
   const H = 260;
   const L = 48;
@@ -39,7 +41,7 @@ export function rateChart(title: string, series: Array<{ label: string; points: 
     for (const [t, n] of s.points) {
       t0 = Math.min(t0, t);
       t1 = Math.max(t1, t);
-      max = Math.max(max, n / bucketSeconds);
+      max = Math.max(max, n / (s.bucketSeconds ?? bucketSeconds));
     }
   if (!Number.isFinite(t0)) return '';
   if (t1 === t0) t1 = t0 + bucketSeconds * 1000;
@@ -65,20 +67,21 @@ export function rateChart(title: string, series: Array<{ label: string; points: 
     parts.push(`<text x="${x(t).toFixed(1)}" y="${H - B + 16}" text-anchor="${i === 0 ? 'start' : i === 4 ? 'end' : 'middle'}">${fmtTime(t)}</text>`);
   }
   series.forEach((s, i) => {
+    const width = s.bucketSeconds ?? bucketSeconds;
     const pts = [...s.points].sort((a, b) => a[0] - b[0]);
     // zeros between buckets that hold nothing, so a quiet minute reads as quiet
     const path: string[] = [];
     let last: number | null = null;
     for (const [t, n] of pts) {
-      if (last !== null && t - last > bucketSeconds * 1000) path.push(`${x(last + bucketSeconds * 1000).toFixed(1)},${y(0).toFixed(1)}`, `${x(t - bucketSeconds * 1000).toFixed(1)},${y(0).toFixed(1)}`);
-      path.push(`${x(t).toFixed(1)},${y(n / bucketSeconds).toFixed(1)}`);
+      if (last !== null && t - last > width * 1000) path.push(`${x(last + width * 1000).toFixed(1)},${y(0).toFixed(1)}`, `${x(t - width * 1000).toFixed(1)},${y(0).toFixed(1)}`);
+      path.push(`${x(t).toFixed(1)},${y(n / width).toFixed(1)}`);
       last = t;
     }
     parts.push(`<polyline fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="${i === 0 ? 2 : 1.5}" points="${path.join(' ')}"><title>${h(s.label)}</title></polyline>`);
     // A series active in one bucket is one point, which a polyline does not draw: a mark shows it, and where.
     if (pts.length === 1) {
       const [t, n] = pts[0]!;
-      parts.push(`<circle cx="${x(t).toFixed(1)}" cy="${y(n / bucketSeconds).toFixed(1)}" r="3.5" fill="${COLORS[i % COLORS.length]}"><title>${h(s.label)}: ${Math.round(n / bucketSeconds)}/s at ${fmtTime(t)}</title></circle>`);
+      parts.push(`<circle cx="${x(t).toFixed(1)}" cy="${y(n / width).toFixed(1)}" r="3.5" fill="${COLORS[i % COLORS.length]}"><title>${h(s.label)}: ${Math.round(n / width)}/s at ${fmtTime(t)}</title></circle>`);
     }
   });
   const legend = series.map((s, i) => `<li><span style="background:${COLORS[i % COLORS.length]}"></span>${h(s.label)}</li>`).join('');
