@@ -220,4 +220,40 @@ describe('audit-scan diff (issue 47 #1)', () => {
     expect(lines).toHaveLength(2);
     for (const ys of lines) expect(new Set(ys)).toEqual(new Set(['12.0']));
   }, 30_000);
+
+  it.each([
+    // [the before side's seconds of 5 lists a second, exit status, what it says]: the window is first to last
+    // request in whole 1 s buckets; a side under 60 s was counted as a full minute (30 s of 150 lists = "150/min")
+    [30, 2, 'its requests cover 30 s (2026-11-30T12:00:00.000Z – 2026-11-30T12:00:30.000Z): a side under 60 s is too short'],
+    [59, 2, 'its requests cover 59 s'],
+    // 60 s of 300 lists: 300/min, against the after side's 120 s of 600: 300/min, the same
+    [60, 0, null],
+  ] as const)('a side of %i s: under a minute is refused, exit 2; a minute is judged', async (seconds, code, says) => {
+    const b = steadyLog(`short-${seconds}.log`, 5, seconds);
+    const a = steadyLog('long-120.log', 5, 120, '2026-11-30T13:00:00Z');
+    const r = await diffJson([b, a]);
+    expect(r.code, r.stderr).toBe(code);
+    if (says !== null) expect(r.stderr).toContain(`before (${b}): ${says}`);
+    else expect(r.d.before).toMatchObject({ minutes: 1, requests: 300, requestsPerMinute: 300, activeMinutes: 1, minutesTouched: 1 });
+  }, 30_000);
+
+  it('--split-at 30 s before the log ends: the after side is refused as too short, exit 2', async () => {
+    // before.log's last request is at 12:09:59.505, so its window ends at 12:10:00: 30 s after the split
+    const r = await diffJson(['--split-at', '2026-11-30T12:09:30Z', BEFORE]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`after (${BEFORE}): its requests cover 30 s`);
+  }, 30_000);
+
+  it('says how many minutes of a side held requests: a quiet stretch lowers its rates', async () => {
+    // 1 list a second over 12:00:00–12:02:00 and 12:04:00–12:05:00: the window is 12:00–12:05, 5 minutes, and
+    // minutes 12:00, 12:01 and 12:04 held requests: 3 of 5. 180 lists over 5 minutes = 36/min
+    const gap = join(TMP, 'gap.log');
+    writeFileSync(gap, readFileSync(steadyLog('gap-a.log', 1, 120), 'utf8') + readFileSync(steadyLog('gap-b.log', 1, 60, '2026-11-30T12:04:00Z'), 'utf8'));
+    const steady = steadyLog('steady-300.log', 1, 300, '2026-11-30T13:00:00Z');
+    const { code, d } = await diffJson([steady, gap]);
+    expect(code).toBe(0);
+    expect(d.after).toMatchObject({ minutes: 5, requests: 180, requestsPerMinute: 36, activeMinutes: 3, minutesTouched: 5 });
+    expect(d.before).toMatchObject({ minutes: 5, requestsPerMinute: 60, activeMinutes: 5, minutesTouched: 5 });
+    expect(d.caveats).toContain('the after side had requests in 3 of the 5 minutes its window touches: its rates are per minute of the whole window, so its quiet minutes lower them');
+  }, 30_000);
 });

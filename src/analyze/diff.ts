@@ -98,6 +98,9 @@ export interface SideSummary {
   nodes: number;
   groupsCompared: number;
   groupsTotal: number;
+  /** the clock minutes of its window that held a request (of `minutesTouched`); null without a timeline */
+  activeMinutes: number | null;
+  minutesTouched: number | null;
 }
 
 export interface DiffReport {
@@ -135,14 +138,42 @@ export function checkSide(v: unknown, label: string): SideReport {
   }
   if (r.schemaVersion !== 1) throw new Error(`${label}: a report of schemaVersion ${String(r.schemaVersion)}; this audit-scan reads schemaVersion 1: make it again with this version`);
   if (r.totals.requests === 0) throw new Error(`${label}: holds no requests (an empty side: nothing to compare)`);
+  const seconds = secondsOf(r as SideReport);
+  if (!(seconds >= MIN_SIDE_SECONDS)) {
+    const w = r.summary?.window;
+    const span = w?.start != null && w.end != null ? ` (${w.start} – ${w.end})` : '';
+    throw new Error(`${label}: its requests cover ${Number.isFinite(seconds) ? `${r2(seconds)} s` : 'no known time'}${span}: a side under ${MIN_SIDE_SECONDS} s is too short to judge per-minute rates; give a side of a minute or more`);
+  }
   return r as SideReport;
 }
 
-function minutesOf(r: SideReport): number {
+/** A side under this many seconds is refused (exit 2): its per-minute rates would be a few seconds' counts. */
+export const MIN_SIDE_SECONDS = 60;
+
+/** The side's window in seconds: the report's summary window (first to last request, whole buckets, so at least one
+ * bucket), else the span of its first and last request. */
+function secondsOf(r: SideReport): number {
   const w = r.summary?.window;
-  const seconds = w?.seconds ?? (r.totals.firstSeen !== null && r.totals.lastSeen !== null ? (Date.parse(r.totals.lastSeen) - Date.parse(r.totals.firstSeen)) / 1000 : 0);
-  // a side of one burst still has a minute: rates of a few seconds are not per-minute figures
-  return Math.max(1, seconds / 60);
+  if (typeof w?.seconds === 'number') return w.seconds;
+  return r.totals.firstSeen !== null && r.totals.lastSeen !== null ? (Date.parse(r.totals.lastSeen) - Date.parse(r.totals.firstSeen)) / 1000 : NaN;
+}
+
+/** The window in minutes, as it is: checkSide refused sides under MIN_SIDE_SECONDS. */
+const minutesOf = (r: SideReport): number => secondsOf(r) / 60;
+
+/** The whole minutes (clock minutes, or buckets when they are longer) of the window that held a request, and how
+ * many the window touches: the window runs from the first request to the last, so quiet stretches lower its
+ * rates. Null without a timeline. */
+function activeOf(r: SideReport): { active: number; touched: number; unitSeconds: number } | null {
+  const s = r.timeline?.series.find((x) => x.key === 'all requests');
+  const w = r.summary?.window;
+  if (s === undefined || w === null || w === undefined || w.start === null || w.end === null) return null;
+  const unit = Math.max(60, r.timeline!.bucketSeconds) * 1000;
+  const start = Date.parse(w.start);
+  const end = Date.parse(w.end);
+  if (!Number.isFinite(start) || !Number.isFinite(end) || end <= start) return null;
+  const active = new Set(s.points.filter(([, n]) => n > 0).map(([t]) => Math.floor(Date.parse(t) / unit))).size;
+  return { active, touched: Math.floor((end - 1) / unit) - Math.floor(start / unit) + 1, unitSeconds: unit / 1000 };
 }
 
 const keyOf = (g: GroupJson): string => [g.verb, clientName(g.userAgent, g.username), g.username, g.apiGroup, g.resource, g.selector].join('\u0000');
@@ -253,7 +284,9 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
   findings.sort((x, y) => fOrder.indexOf(x.change) - fOrder.indexOf(y.change) || rank(y.severityAfter ?? y.severityBefore) - rank(x.severityAfter ?? x.severityBefore) || (x.kind + x.subject < y.kind + y.subject ? -1 : 1));
 
   const etcd = (r: SideReport): number => [...r.listGroups, ...(r.getGroups ?? [])].reduce((n, g) => n + g.servedFrom.etcd, 0);
-  const side = (r: SideReport, label: string, source: string, minutes: number): SideSummary => ({
+  const side = (r: SideReport, label: string, source: string, minutes: number): SideSummary => {
+    const act = activeOf(r);
+    return {
     label,
     source,
     start: r.summary?.window?.start ?? r.totals.firstSeen,
@@ -265,7 +298,10 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
     nodes: r.totals.clusterNodes,
     groupsCompared: r.listGroups.length + (r.getGroups ?? []).length,
     groupsTotal: (r.listGroupsTotal ?? r.listGroups.length) + (r.getGroups ?? []).length,
-  });
+    activeMinutes: act === null ? null : r2((act.active * act.unitSeconds) / 60),
+    minutesTouched: act === null ? null : r2((act.touched * act.unitSeconds) / 60),
+    };
+  };
   const sb = side(before, labels.before, sources.before, mb);
   const sa = side(after, labels.after, sources.after, ma);
   const caveats: string[] = [];
@@ -273,6 +309,9 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
   if (unlike(sb.requestsPerMinute, sa.requestsPerMinute)) caveats.push(`the sides' traffic differs: ${sb.requestsPerMinute} requests a minute before, ${sa.requestsPerMinute} after; a quieter hour is not a fix, so compare the clients' own rates below`);
   if (unlike(sb.nodes, sa.nodes)) caveats.push(`the sides saw different clusters' sizes: ${sb.nodes} nodes before, ${sa.nodes} after; per-node clients (DaemonSets, kubelets) scale with them`);
   if (unlike(sb.minutes, sa.minutes)) caveats.push(`the sides cover ${sb.minutes} and ${sa.minutes} minutes: rates are per minute of each side's own window, but a restart or a storm may fall in one window only`);
+  for (const s of [sb, sa]) {
+    if (s.activeMinutes !== null && s.minutesTouched !== null && s.activeMinutes < s.minutesTouched) caveats.push(`the ${s.label} side had requests in ${s.activeMinutes} of the ${s.minutesTouched} minutes its window touches: its rates are per minute of the whole window, so its quiet minutes lower them`);
+  }
   for (const s of [sb, sa]) if (s.groupsCompared < s.groupsTotal) caveats.push(`the ${s.label} report holds ${s.groupsCompared} of its ${s.groupsTotal} groups (saved with --top): groups it left out are not compared; save reports with a larger --top, or diff the logs`);
   const worse = groups.some((g) => g.change === 'worse' || g.change === 'new') || findings.some((f) => f.change === 'worse' || (f.change === 'appeared' && rank(f.severityAfter) >= rank('medium')));
   const xb = seriesOf(before);
