@@ -256,4 +256,42 @@ describe('audit-scan diff (issue 47 #1)', () => {
     expect(d.before).toMatchObject({ minutes: 5, requestsPerMinute: 60, activeMinutes: 5, minutesTouched: 5 });
     expect(d.caveats).toContain('the after side had requests in 3 of the 5 minutes its window touches: its rates are per minute of the whole window, so its quiet minutes lower them');
   }, 30_000);
+
+  describe('a report saved with --top (20 by default) left groups out: they are not new or gone, exit 0', () => {
+    // 25 clients, app00–app24, each a configmap get without resourceVersion every 10 s for 2 minutes: 25 get
+    // groups, each from etcd; a saved report keeps 20 of them, so 5 are on the log's side only
+    const lines: string[] = [];
+    for (let k = 0; k < 12; k++)
+      for (let i = 0; i < 25; i++) {
+        const t = new Date(Date.parse('2026-11-30T12:00:00Z') + k * 10_000 + i * 10).toISOString().replace('Z', '000Z');
+        const app = `app${String(i).padStart(2, '0')}`;
+        lines.push(auditLine({ auditID: `g-${k}-${i}`, verb: 'get', requestURI: `/api/v1/namespaces/${app}/configmaps/cm`, user: { username: `system:serviceaccount:${app}:${app}` }, userAgent: `${app}/1.0`, objectRef: { resource: 'configmaps', namespace: app, name: 'cm', apiVersion: 'v1' }, requestReceivedTimestamp: t, stageTimestamp: t }));
+      }
+    const log = join(TMP, 'gets.log');
+    writeFileSync(log, lines.join('\n') + '\n');
+    it.each([
+      ['the cut report before', 'before', false],
+      ['the cut report after', 'after', false],
+      ['a cut report of an older audit-scan (no getGroupsTotal) before', 'before', true],
+    ] as const)('%s', async (_, cutSide, old) => {
+      const saved = await savedReport([log], `gets-${cutSide}-${old}.json`);
+      const rep = JSON.parse(readFileSync(saved, 'utf8'));
+      expect([rep.getGroups.length, rep.getGroupsTotal]).toEqual([20, 25]);
+      if (old) {
+        delete rep.getGroupsTotal;
+        writeFileSync(saved, JSON.stringify(rep));
+      }
+      const { code, d } = await diffJson(cutSide === 'before' ? [saved, log] : [log, saved]);
+      expect(code).toBe(0);
+      expect(d.worse).toBe(false);
+      const notCompared = d.groups.filter((g: any) => g.change === 'not compared');
+      expect(notCompared).toHaveLength(5);
+      for (const g of notCompared) expect(g.note).toBe(`not in the ${cutSide} report's top 20 get groups`);
+      expect(d.groups.filter((g: any) => g.change === 'same')).toHaveLength(20);
+      // the cut side's etcd reads are its totals', not its 20 groups': 300 gets a side, the same on both
+      expect(d.before.etcdPerMinute).toBe(d.after.etcdPerMinute);
+      expect(d.caveats.join('\n')).toContain(`the ${cutSide} report was saved with --top and holds its top 20 get groups${old ? ' (it does not say how many get groups it saw' : ' (20 of its 25 groups)'}`);
+      expect(d.caveats.join('\n')).toContain('5 groups of the other side are not in it, so not compared (neither new nor gone)');
+    }, 30_000);
+  });
 });

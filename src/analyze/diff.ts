@@ -13,10 +13,12 @@ export const DIFF_SCHEMA_VERSION = 1;
 export interface SideReport {
   schemaVersion: number;
   tool: { name: string; version: string };
-  totals: { requests: number; clusterNodes: number; firstSeen: string | null; lastSeen: string | null };
+  totals: { requests: number; clusterNodes: number; firstSeen: string | null; lastSeen: string | null; listFromEtcd?: number; getFromEtcd?: number };
   listGroups: GroupJson[];
   getGroups: GroupJson[];
   listGroupsTotal?: number;
+  /** absent in reports of an audit-scan before it (schemaVersion 1 all the same) */
+  getGroupsTotal?: number;
   findings: FindingJson[];
   summary: { window: { start: string | null; end: string | null; seconds: number } | null };
   timeline?: { bucketSeconds: number; series: Array<{ key: string; points: Array<[string, number]> }> };
@@ -59,7 +61,9 @@ export interface GroupSide {
   p99Ms: number | null;
 }
 
-export type Change = 'worse' | 'new' | 'better' | 'gone' | 'same';
+/** `not compared`: the group is on one side only, and the other side is a report saved with --top that left groups
+ * out: it may be there, under the cut, so it is neither new nor gone (and never worse). */
+export type Change = 'worse' | 'new' | 'better' | 'gone' | 'same' | 'not compared';
 
 export interface GroupChange {
   client: string;
@@ -74,6 +78,8 @@ export interface GroupChange {
   etcdPerMinuteDelta: number;
   /** what the before report's fix for this group said would happen to its etcd reads, against what did */
   whatIf: { predictedEtcdPerMinute: number; actualEtcdPerMinute: number } | null;
+  /** why it is `not compared`: "not in the before report's top 20 get groups"; else null */
+  note: string | null;
 }
 
 export interface FindingChange {
@@ -214,6 +220,28 @@ function seriesOf(r: SideReport): { width: number; points: Array<[number, number
   return { width, points: s.points.map(([t, n]): [number, number] => [Math.round((Date.parse(t) - t0) / 1000), n]) };
 }
 
+/** The --top the default scan saves with: a report of an older audit-scan has no getGroupsTotal, and its gets are
+ * taken as cut when it holds this many (or as many as its cut lists). */
+const DEFAULT_TOP = 20;
+
+/** Where a saved report cut its groups (--top): per kind, the number it kept when it left some out, else null;
+ * `presumed` when the report does not say (no getGroupsTotal) and the count is taken as its top. */
+interface Cut {
+  list: number | null;
+  get: number | null;
+  presumed: boolean;
+}
+
+function cutOf(r: SideReport): Cut {
+  const gets = r.getGroups ?? [];
+  const list = r.listGroupsTotal !== undefined && r.listGroupsTotal > r.listGroups.length ? r.listGroups.length : null;
+  if (r.getGroupsTotal !== undefined) return { list, get: r.getGroupsTotal > gets.length ? gets.length : null, presumed: false };
+  const top = list ?? DEFAULT_TOP;
+  return { list, get: gets.length > 0 && gets.length >= top ? gets.length : null, presumed: gets.length > 0 && gets.length >= top };
+}
+
+const kindOfVerb = (verb: string): 'list' | 'get' => (verb === 'get' ? 'get' : 'list');
+
 /** Before → after, per group and per finding, with the caveats of unlike sides. */
 export function diffReports(before: SideReport, after: SideReport, labels: { before: string; after: string }, sources: { before: string; after: string }, version: string): DiffReport {
   const mb = minutesOf(before);
@@ -242,6 +270,8 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
     const saved = f.whatIf.etcdRequests.before - f.whatIf.etcdRequests.after;
     predicted.set(`${f.client}\u0000${f.resource ?? ''}`, Math.max(0, f.etcdRequests - saved));
   }
+  const cutB = cutOf(before);
+  const cutA = cutOf(after);
   const groups: GroupChange[] = [];
   for (const { b, a } of byKey.values()) {
     const gb = sum(b);
@@ -252,20 +282,25 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
     const client = clientName(g.userAgent, g.username);
     const res = g.apiGroup.length > 0 ? `${g.resource}.${g.apiGroup}` : g.resource;
     const p = gb === null ? undefined : predicted.get(`${client}\u0000${res}`);
+    // on one side only, where the other side's report was cut below it: not new, not gone, just not there to see
+    const kind = kindOfVerb(g.verb);
+    const cutAt = sb === null ? cutB[kind] : sa === null ? cutA[kind] : null;
+    const missing = sb === null ? 'before' : 'after';
     groups.push({
       client,
       username: g.username,
       verb: g.verb,
       resource: res,
       selector: g.selector,
-      change: changeOf(sb, sa),
+      change: cutAt !== null ? 'not compared' : changeOf(sb, sa),
+      note: cutAt !== null ? `not in the ${missing} report's top ${cutAt} ${kind} groups` : null,
       before: sb,
       after: sa,
       etcdPerMinuteDelta: r2((sa?.etcdPerMinute ?? 0) - (sb?.etcdPerMinute ?? 0)),
       whatIf: p === undefined ? null : { predictedEtcdPerMinute: r2(p / mb), actualEtcdPerMinute: sa?.etcdPerMinute ?? 0 },
     });
   }
-  const order: Change[] = ['worse', 'new', 'better', 'gone', 'same'];
+  const order: Change[] = ['worse', 'new', 'better', 'gone', 'same', 'not compared'];
   groups.sort((x, y) => order.indexOf(x.change) - order.indexOf(y.change) || Math.abs(y.etcdPerMinuteDelta) - Math.abs(x.etcdPerMinuteDelta) || (x.client < y.client ? -1 : x.client > y.client ? 1 : x.resource < y.resource ? -1 : 1));
 
   const fb = new Map<string, FindingJson>();
@@ -283,8 +318,12 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
   const fOrder: Array<FindingChange['change']> = ['worse', 'appeared', 'still', 'better', 'went away'];
   findings.sort((x, y) => fOrder.indexOf(x.change) - fOrder.indexOf(y.change) || rank(y.severityAfter ?? y.severityBefore) - rank(x.severityAfter ?? x.severityBefore) || (x.kind + x.subject < y.kind + y.subject ? -1 : 1));
 
-  const etcd = (r: SideReport): number => [...r.listGroups, ...(r.getGroups ?? [])].reduce((n, g) => n + g.servedFrom.etcd, 0);
-  const side = (r: SideReport, label: string, source: string, minutes: number): SideSummary => {
+  // a cut report's groups hold only part of its etcd reads; its totals hold them all
+  const etcd = (r: SideReport, cut: Cut): number =>
+    (cut.list !== null || cut.get !== null) && r.totals.listFromEtcd !== undefined && r.totals.getFromEtcd !== undefined
+      ? r.totals.listFromEtcd + r.totals.getFromEtcd
+      : [...r.listGroups, ...(r.getGroups ?? [])].reduce((n, g) => n + g.servedFrom.etcd, 0);
+  const side = (r: SideReport, label: string, source: string, minutes: number, cut: Cut): SideSummary => {
     const act = activeOf(r);
     return {
     label,
@@ -294,16 +333,16 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
     minutes: r2(minutes),
     requests: r.totals.requests,
     requestsPerMinute: r2(r.totals.requests / minutes),
-    etcdPerMinute: r2(etcd(r) / minutes),
+    etcdPerMinute: r2(etcd(r, cut) / minutes),
     nodes: r.totals.clusterNodes,
     groupsCompared: r.listGroups.length + (r.getGroups ?? []).length,
-    groupsTotal: (r.listGroupsTotal ?? r.listGroups.length) + (r.getGroups ?? []).length,
+    groupsTotal: (r.listGroupsTotal ?? r.listGroups.length) + (r.getGroupsTotal ?? (r.getGroups ?? []).length),
     activeMinutes: act === null ? null : r2((act.active * act.unitSeconds) / 60),
     minutesTouched: act === null ? null : r2((act.touched * act.unitSeconds) / 60),
     };
   };
-  const sb = side(before, labels.before, sources.before, mb);
-  const sa = side(after, labels.after, sources.after, ma);
+  const sb = side(before, labels.before, sources.before, mb, cutB);
+  const sa = side(after, labels.after, sources.after, ma, cutA);
   const caveats: string[] = [];
   const unlike = (x: number, y: number): boolean => Math.max(x, y) > UNLIKE_FACTOR * Math.max(1, Math.min(x, y));
   if (unlike(sb.requestsPerMinute, sa.requestsPerMinute)) caveats.push(`the sides' traffic differs: ${sb.requestsPerMinute} requests a minute before, ${sa.requestsPerMinute} after; a quieter hour is not a fix, so compare the clients' own rates below`);
@@ -312,7 +351,13 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
   for (const s of [sb, sa]) {
     if (s.activeMinutes !== null && s.minutesTouched !== null && s.activeMinutes < s.minutesTouched) caveats.push(`the ${s.label} side had requests in ${s.activeMinutes} of the ${s.minutesTouched} minutes its window touches: its rates are per minute of the whole window, so its quiet minutes lower them`);
   }
-  for (const s of [sb, sa]) if (s.groupsCompared < s.groupsTotal) caveats.push(`the ${s.label} report holds ${s.groupsCompared} of its ${s.groupsTotal} groups (saved with --top): groups it left out are not compared; save reports with a larger --top, or diff the logs`);
+  for (const [s, cut] of [[sb, cutB], [sa, cutA]] as const) {
+    if (cut.list === null && cut.get === null) continue;
+    const kept = [cut.list !== null ? `its top ${cut.list} list groups` : '', cut.get !== null ? `its top ${cut.get} get groups` : ''].filter((x) => x !== '').join(' and ');
+    const held = cut.presumed ? ` (it does not say how many get groups it saw, an older audit-scan's report: ${cut.get} are taken as its top)` : ` (${s.groupsCompared} of its ${s.groupsTotal} groups)`;
+    const unseen = groups.filter((g) => g.change === 'not compared' && (s === sb ? g.before === null : g.after === null)).length;
+    caveats.push(`the ${s.label} report was saved with --top and holds ${kept}${held}: ${unseen} group${unseen === 1 ? '' : 's'} of the other side ${unseen === 1 ? 'is' : 'are'} not in it, so not compared (neither new nor gone); save reports with a larger --top, or diff the logs`);
+  }
   const worse = groups.some((g) => g.change === 'worse' || g.change === 'new') || findings.some((f) => f.change === 'worse' || (f.change === 'appeared' && rank(f.severityAfter) >= rank('medium')));
   const xb = seriesOf(before);
   const xa = seriesOf(after);

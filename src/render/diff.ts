@@ -27,7 +27,8 @@ function groupCells(g: GroupChange): string[] {
     arrow(num(pick(g.before, 'objectsReadPerRequest')), num(pick(g.after, 'objectsReadPerRequest'))),
     arrow(num(pick(g.before, 'amplification')), num(pick(g.after, 'amplification'))),
     arrow(num(pick(g.before, 'p99Ms')), num(pick(g.after, 'p99Ms'))),
-    whatIf || '–',
+    // a group not compared says why where a what-if would be (it has none: it is on one side only)
+    whatIf || g.note || '–',
   ];
 }
 
