@@ -294,4 +294,53 @@ describe('audit-scan diff (issue 47 #1)', () => {
       expect(d.caveats.join('\n')).toContain('5 groups of the other side are not in it, so not compared (neither new nor gone)');
     }, 30_000);
   });
+
+  it('one client\'s findings on two resources are two findings; a what-if is its own group\'s (verb, API group)', async () => {
+    // elector, 2 minutes a side: 1,200 lease gets (coordination.k8s.io, 10 a second), 60 pod lists and 60 secret
+    // lists (one each every 2 s), 12 pod gets (one every 10 s), all without resourceVersion before. After, the lease
+    // gets and the pod lists send resourceVersion=0; the secret lists and pod gets do not.
+    // By hand, per minute: lease gets 600 → 0 from etcd, pod lists 30 → 0, secret lists 30 → 30, pod gets 6 → 6.
+    // Findings before: get-from-etcd on the leases (1,200 ≥ 1,000; medium: ≥ 10% of 1,332 requests), list-from-etcd
+    // on the pods and on the secrets (60 ≥ 10 each; low). Each has a what-if moving its etcd reads to the cache:
+    // predicted 0 a minute for its own group only: not for the pod gets, which no finding is about.
+    const line = (id: string, t: string, verb: string, uri: string, resource: string, apiGroup: string, name?: string) =>
+      JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: id, stage: 'ResponseComplete', requestURI: uri, verb, user: { username: 'system:serviceaccount:kube-system:elector' }, userAgent: 'elector/1.0', objectRef: { resource, namespace: 'kube-system', ...(name ? { name } : {}), apiGroup, apiVersion: 'v1' }, responseStatus: { code: 200 }, requestReceivedTimestamp: t, stageTimestamp: t });
+    const side = (name: string, start: string, fixed: boolean): string => {
+      const at = (ms: number) => new Date(Date.parse(start) + ms).toISOString().replace('Z', '000Z');
+      const out: Array<[number, string]> = [];
+      for (let i = 0; i < 1200; i++) out.push([i * 100, line(`l${i}`, at(i * 100), 'get', `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/elector${fixed ? '?resourceVersion=0' : ''}`, 'leases', 'coordination.k8s.io', 'elector')]);
+      for (let i = 0; i < 60; i++) out.push([i * 2000 + 50, line(`p${i}`, at(i * 2000 + 50), 'list', `/api/v1/namespaces/kube-system/pods${fixed ? '?resourceVersion=0&resourceVersionMatch=NotOlderThan' : ''}`, 'pods', '')]);
+      for (let i = 0; i < 60; i++) out.push([i * 2000 + 60, line(`s${i}`, at(i * 2000 + 60), 'list', '/api/v1/namespaces/kube-system/secrets', 'secrets', '')]);
+      for (let i = 0; i < 12; i++) out.push([i * 10000 + 70, line(`g${i}`, at(i * 10000 + 70), 'get', '/api/v1/namespaces/kube-system/pods/elector-0', 'pods', '', 'elector-0')]);
+      const path = join(TMP, name);
+      writeFileSync(path, out.sort((x, y) => x[0] - y[0]).map(([, l]) => l).join('\n') + '\n');
+      return path;
+    };
+    const b = side('elector-before.log', '2026-11-30T12:00:00Z', false);
+    const a = side('elector-after.log', '2026-11-30T13:00:00Z', true);
+    const { code, d } = await diffJson([b, a]);
+    expect(code).toBe(0);
+    const g = (verb: string, resource: string) => d.groups.find((x: any) => x.client === 'elector' && x.verb === verb && x.resource === resource);
+    expect.soft(g('get', 'leases.coordination.k8s.io')).toMatchObject({ change: 'better', before: { etcdPerMinute: 600 }, after: { etcdPerMinute: 0 }, whatIf: { predictedEtcdPerMinute: 0, actualEtcdPerMinute: 0 } });
+    expect.soft(g('list', 'pods')).toMatchObject({ change: 'better', before: { etcdPerMinute: 30 }, whatIf: { predictedEtcdPerMinute: 0, actualEtcdPerMinute: 0 } });
+    expect.soft(g('list', 'secrets')).toMatchObject({ change: 'same', before: { etcdPerMinute: 30 }, whatIf: { predictedEtcdPerMinute: 0, actualEtcdPerMinute: 30 } });
+    expect.soft(g('get', 'pods')).toMatchObject({ change: 'same', before: { etcdPerMinute: 6 }, whatIf: null });
+    expect(d.findings.map((f: any) => [f.kind, f.subject, f.resource, f.change, f.severityBefore, f.severityAfter])).toEqual([
+      ['list-from-etcd', 'elector', 'secrets', 'still', 'low', 'low'],
+      ['get-from-etcd', 'elector', 'leases.coordination.k8s.io', 'went away', 'medium', null],
+      ['list-from-etcd', 'elector', 'pods', 'went away', 'low', null],
+    ]);
+    const t = await spawnCli(['diff', ...V, b, a]);
+    expect(t.stdout).toContain('still: list-from-etcd elector secrets (low → low)');
+    // a before report of an older audit-scan: findings without a selector, the get's resource without its group
+    const old = JSON.parse(readFileSync(await savedReport([b], 'elector-old.json'), 'utf8'));
+    for (const f of old.findings) {
+      delete f.selector;
+      if (f.kind === 'get-from-etcd') f.resource = 'leases';
+    }
+    writeFileSync(join(TMP, 'elector-old.json'), JSON.stringify(old));
+    const fromOld = await diffJson([join(TMP, 'elector-old.json'), a]);
+    expect(fromOld.d.groups).toEqual(d.groups);
+    expect(fromOld.d.findings.map((f: any) => [f.kind, f.change])).toEqual([['list-from-etcd', 'still'], ['get-from-etcd', 'went away'], ['list-from-etcd', 'went away']]);
+  }, 30_000);
 });

@@ -43,11 +43,14 @@ export interface FindingJson {
   severity: string;
   summary: string;
   client?: string;
+  username?: string;
   resource?: string;
+  /** its group's selector shape; absent in reports of an audit-scan before it */
+  selector?: string;
   apiserver?: string;
   input?: string;
   etcdRequests?: number;
-  whatIf?: { etcdRequests: { before: number; after: number } };
+  whatIf?: { etcdRequests: { before: number; after: number } } | null;
 }
 
 /** One side's figures of one group, per minute of that side's window. */
@@ -85,6 +88,10 @@ export interface GroupChange {
 export interface FindingChange {
   kind: string;
   subject: string;
+  /** a client finding's resource (with its API group) and selector shape: one client's findings on two resources,
+   * or two selectors, are two findings; null when it has none */
+  resource: string | null;
+  selector: string | null;
   change: 'appeared' | 'went away' | 'worse' | 'better' | 'still';
   severityBefore: string | null;
   severityAfter: string | null;
@@ -206,10 +213,32 @@ function changeOf(b: GroupSide | null, a: GroupSide | null): Change {
   return 'same';
 }
 
-/** The subject a finding is about, to match it across the sides: its client, resource, apiserver or input. */
+/** The subject a finding is about, in a word: its client, resource, apiserver or input. */
 function subjectOf(f: FindingJson): string {
   return f.client ?? f.resource ?? f.apiserver ?? f.input ?? '';
 }
+
+/** What a finding is about, to match it across the sides: its kind and, where it has them, its client and user,
+ * resource (with API group), apiserver and input; the selector pairs findings within that (pairsOf). */
+const findingKey = (f: FindingJson): string => [f.kind, f.client ?? '', f.username ?? '', f.resource ?? '', f.apiserver ?? '', f.input ?? ''].join('\u0000');
+
+/** The findings of one key on each side, paired: by selector shape; a finding without one (a report of an older
+ * audit-scan) pairs with the first left. Each finding is in one pair. */
+function pairsOf(bs: FindingJson[], as: FindingJson[]): Array<[FindingJson | null, FindingJson | null]> {
+  const rest = [...as];
+  const out: Array<[FindingJson | null, FindingJson | null]> = [];
+  for (const b of bs) {
+    let i = rest.findIndex((a) => a.selector === b.selector);
+    if (i < 0) i = rest.findIndex((a) => a.selector === undefined || b.selector === undefined);
+    out.push([b, i < 0 ? null : rest.splice(i, 1)[0]!]);
+  }
+  for (const a of rest) out.push([null, a]);
+  return out;
+}
+
+/** The verb of a client finding's group. */
+const verbOfFinding = (f: FindingJson): 'list' | 'get' => (f.kind === 'get-from-etcd' ? 'get' : 'list');
+const groupKey = (verb: string, client: string, username: string, resource: string, selector: string): string => [verb, client, username, resource, selector].join('\u0000');
 
 function seriesOf(r: SideReport): { width: number; points: Array<[number, number]> } {
   const s = r.timeline?.series.find((x) => x.key === 'all requests');
@@ -263,13 +292,22 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
           amplification: x.amplification === null || y.amplification === null ? (x.amplification ?? y.amplification) : Math.max(x.amplification, y.amplification),
           latencyMs: x.latencyMs === null || y.latencyMs === null ? (x.latencyMs ?? y.latencyMs) : { p99: Math.max(x.latencyMs.p99, y.latencyMs.p99) },
         }));
-  // the what-if of each earlier fix: its finding's predicted etcd reads, for its client and resource
+  // the what-if of each earlier fix: its finding's predicted etcd reads, for its group (verb, client, user,
+  // resource, selector); a finding of an older report has no selector (and a get's resource no API group): keyed
+  // without, for whichever of the client's groups of that verb and resource
   const predicted = new Map<string, number>();
+  const predictedLegacy = new Map<string, number>();
   for (const f of before.findings) {
-    if (f.whatIf === undefined || f.client === undefined || f.etcdRequests === undefined) continue;
+    if (f.whatIf == null || f.client === undefined || f.etcdRequests === undefined) continue;
     const saved = f.whatIf.etcdRequests.before - f.whatIf.etcdRequests.after;
-    predicted.set(`${f.client}\u0000${f.resource ?? ''}`, Math.max(0, f.etcdRequests - saved));
+    const p = Math.max(0, f.etcdRequests - saved);
+    if (f.selector !== undefined) predicted.set(groupKey(verbOfFinding(f), f.client, f.username ?? '', f.resource ?? '', f.selector), p);
+    else predictedLegacy.set(groupKey(verbOfFinding(f), f.client, f.username ?? '', f.resource ?? '', ''), p);
   }
+  const predictionOf = (g: GroupJson, client: string, res: string): number | undefined => {
+    const verb = kindOfVerb(g.verb);
+    return predicted.get(groupKey(verb, client, g.username, res, g.selector)) ?? predictedLegacy.get(groupKey(verb, client, g.username, res, '')) ?? (verb === 'get' ? predictedLegacy.get(groupKey(verb, client, g.username, g.resource, '')) : undefined);
+  };
   const cutB = cutOf(before);
   const cutA = cutOf(after);
   const groups: GroupChange[] = [];
@@ -281,7 +319,7 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
     const sa = ga === null ? null : sideOf(ga, ma);
     const client = clientName(g.userAgent, g.username);
     const res = g.apiGroup.length > 0 ? `${g.resource}.${g.apiGroup}` : g.resource;
-    const p = gb === null ? undefined : predicted.get(`${client}\u0000${res}`);
+    const p = gb === null ? undefined : predictionOf(g, client, res);
     // on one side only, where the other side's report was cut below it: not new, not gone, just not there to see
     const kind = kindOfVerb(g.verb);
     const cutAt = sb === null ? cutB[kind] : sa === null ? cutA[kind] : null;
@@ -303,20 +341,31 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
   const order: Change[] = ['worse', 'new', 'better', 'gone', 'same', 'not compared'];
   groups.sort((x, y) => order.indexOf(x.change) - order.indexOf(y.change) || Math.abs(y.etcdPerMinuteDelta) - Math.abs(x.etcdPerMinuteDelta) || (x.client < y.client ? -1 : x.client > y.client ? 1 : x.resource < y.resource ? -1 : 1));
 
-  const fb = new Map<string, FindingJson>();
-  const fa = new Map<string, FindingJson>();
-  for (const f of before.findings) if (!fb.has(`${f.kind}\u0000${subjectOf(f)}`)) fb.set(`${f.kind}\u0000${subjectOf(f)}`, f);
-  for (const f of after.findings) if (!fa.has(`${f.kind}\u0000${subjectOf(f)}`)) fa.set(`${f.kind}\u0000${subjectOf(f)}`, f);
+  const byFinding = new Map<string, { b: FindingJson[]; a: FindingJson[] }>();
+  const slot = (f: FindingJson) => byFinding.get(findingKey(f)) ?? byFinding.set(findingKey(f), { b: [], a: [] }).get(findingKey(f))!;
+  for (const f of before.findings) slot(f).b.push(f);
+  for (const f of after.findings) slot(f).a.push(f);
   const findings: FindingChange[] = [];
-  for (const k of new Set([...fb.keys(), ...fa.keys()])) {
-    const b = fb.get(k) ?? null;
-    const a = fa.get(k) ?? null;
-    const f = (b ?? a)!;
-    const change: FindingChange['change'] = b === null ? 'appeared' : a === null ? 'went away' : rank(a.severity) > rank(b.severity) ? 'worse' : rank(a.severity) < rank(b.severity) ? 'better' : 'still';
-    findings.push({ kind: f.kind, subject: subjectOf(f), change, severityBefore: b?.severity ?? null, severityAfter: a?.severity ?? null, summaryBefore: b?.summary ?? null, summaryAfter: a?.summary ?? null });
+  for (const { b: bs, a: as } of byFinding.values()) {
+    for (const [b, a] of pairsOf(bs, as)) {
+      const f = (b ?? a)!;
+      const change: FindingChange['change'] = b === null ? 'appeared' : a === null ? 'went away' : rank(a.severity) > rank(b.severity) ? 'worse' : rank(a.severity) < rank(b.severity) ? 'better' : 'still';
+      findings.push({
+        kind: f.kind,
+        subject: subjectOf(f),
+        resource: f.client !== undefined ? (f.resource ?? null) : null,
+        selector: f.client !== undefined ? (a?.selector ?? b?.selector ?? null) : null,
+        change,
+        severityBefore: b?.severity ?? null,
+        severityAfter: a?.severity ?? null,
+        summaryBefore: b?.summary ?? null,
+        summaryAfter: a?.summary ?? null,
+      });
+    }
   }
   const fOrder: Array<FindingChange['change']> = ['worse', 'appeared', 'still', 'better', 'went away'];
-  findings.sort((x, y) => fOrder.indexOf(x.change) - fOrder.indexOf(y.change) || rank(y.severityAfter ?? y.severityBefore) - rank(x.severityAfter ?? x.severityBefore) || (x.kind + x.subject < y.kind + y.subject ? -1 : 1));
+  const about = (f: FindingChange): string => [f.kind, f.subject, f.resource ?? '', f.selector ?? ''].join('\u0000');
+  findings.sort((x, y) => fOrder.indexOf(x.change) - fOrder.indexOf(y.change) || rank(y.severityAfter ?? y.severityBefore) - rank(x.severityAfter ?? x.severityBefore) || (about(x) < about(y) ? -1 : about(x) > about(y) ? 1 : 0));
 
   // a cut report's groups hold only part of its etcd reads; its totals hold them all
   const etcd = (r: SideReport, cut: Cut): number =>

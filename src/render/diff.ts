@@ -46,6 +46,9 @@ function sideLine(s: DiffReport['before']): string {
   return `${s.label}: ${s.source}, ${s.start ?? '?'} – ${s.end ?? '?'} (${num(s.minutes)} min): ${num(s.requestsPerMinute)} requests/min, ${num(s.etcdPerMinute)} etcd reads/min, ${num(s.nodes)} nodes`;
 }
 
+/** What a finding is about, unescaped: its subject, and a client finding's resource and selector shape. */
+const aboutOf = (f: DiffReport['findings'][number]): string => [f.subject, f.resource ?? '', f.selector ?? ''].filter((x) => x !== '').join(' ');
+
 /** "low → medium", from the two sides' severities as their reports wrote them (unescaped). */
 const severities = (f: DiffReport['findings'][number]): string => `${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'}`;
 
@@ -83,7 +86,7 @@ export function renderDiffText(d: DiffReport, top: number, width = 120): string 
   if (body.length > 0) out.push('', ...para('Groups, worst change first (rates per minute of each side’s window)'), drawTable(TEXT_COLS, body, width));
   if (d.findings.length > 0) {
     out.push('', 'Findings');
-    for (const f of d.findings) out.push(...para(`${f.change}: ${safeText(f.kind)} ${safeText(f.subject)} (${safeText(severities(f))})${f.summaryAfter !== null ? `: ${safeText(f.summaryAfter)}` : f.summaryBefore !== null ? `: was ${safeText(f.summaryBefore)}` : ''}`, '  ', '    '));
+    for (const f of d.findings) out.push(...para(`${f.change}: ${safeText(f.kind)} ${safeText(aboutOf(f))} (${safeText(severities(f))})${f.summaryAfter !== null ? `: ${safeText(f.summaryAfter)}` : f.summaryBefore !== null ? `: was ${safeText(f.summaryBefore)}` : ''}`, '  ', '    '));
   }
   return out.join('\n') + '\n';
 }
@@ -99,7 +102,7 @@ export function renderDiffMarkdown(d: DiffReport, top: number): string {
   }
   if (d.findings.length > 0) {
     out.push('', '| finding | about | change | severity |', '| --- | --- | --- | --- |');
-    for (const f of d.findings) out.push(`| ${md(f.kind)} | ${md(f.subject || '–')} | ${f.change} | ${md(severities(f))} |`);
+    for (const f of d.findings) out.push(`| ${md(f.kind)} | ${md(aboutOf(f) || '–')} | ${f.change} | ${md(severities(f))} |`);
   }
   return out.join('\n') + '\n';
 }
@@ -130,7 +133,7 @@ export function renderDiffHtml(d: DiffReport, top: number): string {
     ...d.caveats.map((c) => `<p>Note: ${h(c)}</p>`),
     chart,
     groups.length === 0 ? '' : `<h2>Groups</h2><table>${tr(GROUP_HEAD, 'th')}${groups.map((g) => tr(groupCells(g)).replace('<tr>', `<tr class="${g.change}">`)).join('')}</table>`,
-    d.findings.length === 0 ? '' : `<h2>Findings</h2><table>${tr(['finding', 'about', 'change', 'severity', 'after'], 'th')}${d.findings.map((f) => tr([f.kind, f.subject || '–', f.change, severities(f), f.summaryAfter ?? f.summaryBefore ?? ''])).join('')}</table>`,
+    d.findings.length === 0 ? '' : `<h2>Findings</h2><table>${tr(['finding', 'about', 'change', 'severity', 'after'], 'th')}${d.findings.map((f) => tr([f.kind, aboutOf(f) || '–', f.change, severities(f), f.summaryAfter ?? f.summaryBefore ?? ''])).join('')}</table>`,
     '</body></html>',
     '',
   ].join('\n');
