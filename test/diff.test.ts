@@ -30,6 +30,20 @@ function steadyLog(name: string, perSecond: number, seconds: number, start = '20
   writeFileSync(path, lines.join('\n') + '\n');
   return path;
 }
+/** `lists` pod lists by `lister` without resourceVersion (each from etcd, on 1.29), evenly over `seconds` from
+ * `start`; and two lists from the cache by `clock`, at the start and half a second before the end, so that the
+ * side's window is exactly `seconds` long. */
+function etcdLog(name: string, lists: number, seconds: number, start = '2026-11-30T12:00:00Z'): string {
+  const at = (ms: number) => new Date(Date.parse(start) + ms).toISOString().replace('Z', '000Z');
+  const lines: Array<[number, string]> = [0, seconds * 1000 - 500].map((ms, i) => [ms, auditLine({ auditID: `${name}-c${i}`, requestURI: '/api/v1/pods?resourceVersion=0', userAgent: 'clock/1.0', user: { username: 'clock' }, requestReceivedTimestamp: at(ms), stageTimestamp: at(ms) })]);
+  for (let i = 0; i < lists; i++) {
+    const ms = Math.floor((i * seconds * 1000) / lists);
+    lines.push([ms, auditLine({ auditID: `${name}-${i}`, requestURI: '/api/v1/pods', userAgent: 'lister/1.0', user: { username: 'lister' }, requestReceivedTimestamp: at(ms), stageTimestamp: at(ms) })]);
+  }
+  const path = join(TMP, name);
+  writeFileSync(path, lines.sort((x, y) => x[0] - y[0]).map(([, l]) => l).join('\n') + '\n');
+  return path;
+}
 /** A saved report (audit-scan -o json) of `args`. */
 async function savedReport(args: string[], name: string): Promise<string> {
   const r = await spawnCli(['-o', 'json', ...V, ...args]);
@@ -68,7 +82,8 @@ describe('audit-scan diff (issue 47 #1)', () => {
     const { code, d } = await diffJson([AFTER, BEFORE]);
     expect(code).toBe(1);
     expect(group(d, 'vector')).toMatchObject({ change: 'worse', etcdPerMinuteDelta: 40 });
-    expect(d.findings[0]).toMatchObject({ kind: 'list-from-etcd', change: 'appeared', severityAfter: 'medium' });
+    // judged by its rate: before, vector's group read etcd 0 a minute; after, 40
+    expect(d.findings[0]).toMatchObject({ kind: 'list-from-etcd', change: 'appeared', severityAfter: 'medium', figure: 'etcd reads', perMinuteBefore: 0, perMinuteAfter: 40, worse: true });
     expect(d.worse).toBe(true);
   }, 30_000);
 
@@ -331,7 +346,7 @@ describe('audit-scan diff (issue 47 #1)', () => {
       ['list-from-etcd', 'elector', 'pods', 'went away', 'low', null],
     ]);
     const t = await spawnCli(['diff', ...V, b, a]);
-    expect(t.stdout).toContain('still: list-from-etcd elector secrets (low → low)');
+    expect(t.stdout).toContain('still: list-from-etcd elector secrets (30 etcd reads/min; low → low)');
     // a before report of an older audit-scan: findings without a selector, the get's resource without its group
     const old = JSON.parse(readFileSync(await savedReport([b], 'elector-old.json'), 'utf8'));
     for (const f of old.findings) {
@@ -343,4 +358,30 @@ describe('audit-scan diff (issue 47 #1)', () => {
     expect(fromOld.d.groups).toEqual(d.groups);
     expect(fromOld.d.findings.map((f: any) => [f.kind, f.change])).toEqual([['list-from-etcd', 'still'], ['get-from-etcd', 'went away'], ['list-from-etcd', 'went away']]);
   }, 30_000);
+
+  describe('a finding is judged by its etcd reads a minute, not its severity (a threshold on counts)', () => {
+    // before.log cut at 12:01: vector's 20 agents list every 30 s, so 40 lists in the first minute (low: < 100)
+    // and 360 in the other 9 (medium: ≥ 100): 40 a minute on both sides
+    const cut = (name: string, keep: (t: string) => boolean) => {
+      const path = join(TMP, name);
+      writeFileSync(path, readFileSync(BEFORE, 'utf8').split('\n').filter((l) => l !== '' && keep(JSON.parse(l).requestReceivedTimestamp)).join('\n') + '\n');
+      return path;
+    };
+    it.each([
+      ['one log cut in 1 and 9 minutes: the same 40 a minute', () => [cut('first.log', (t) => t < '2026-11-30T12:01'), cut('rest.log', (t) => t >= '2026-11-30T12:01')], 'vector', 'still', 40, 40, 'low', 'medium', 0],
+      // 100 lists over 10 minutes, then 100 over 5: medium both, 10 → 20 a minute (+100%, +10)
+      ['the same severity at twice the rate', () => [etcdLog('r10.log', 100, 600), etcdLog('r20.log', 100, 300, '2026-11-30T13:00:00Z')], 'lister', 'worse', 10, 20, 'medium', 'medium', 1],
+      // 9 lists in a minute: under a finding's 10; 108 over 12 minutes: medium (≥ 100); 9 a minute on both sides
+      ['appeared at the rate its group had before', () => [etcdLog('r9a.log', 9, 60), etcdLog('r9b.log', 108, 720, '2026-11-30T13:00:00Z')], 'lister', 'appeared', 9, 9, null, 'medium', 0],
+      // 216 over 12 minutes: 18 a minute, twice the before side's 9
+      ['appeared at a higher rate than its group had before', () => [etcdLog('r9c.log', 9, 60), etcdLog('r18.log', 216, 720, '2026-11-30T13:00:00Z')], 'lister', 'appeared', 9, 18, null, 'medium', 1],
+    ] as const)('%s', async (_, sides, client, change, pmB, pmA, sevB, sevA, code) => {
+      const r = await diffJson(sides());
+      expect(r.code, r.stderr).toBe(code);
+      expect(r.d.findings.filter((f: any) => f.subject === client)).toEqual([
+        expect.objectContaining({ kind: 'list-from-etcd', change, figure: 'etcd reads', perMinuteBefore: pmB, perMinuteAfter: pmA, severityBefore: sevB, severityAfter: sevA, worse: code === 1 }),
+      ]);
+      expect(r.d.worse).toBe(code === 1);
+    }, 30_000);
+  });
 });

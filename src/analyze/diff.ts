@@ -49,6 +49,7 @@ export interface FindingJson {
   selector?: string;
   apiserver?: string;
   input?: string;
+  requests?: number;
   etcdRequests?: number;
   whatIf?: { etcdRequests: { before: number; after: number } } | null;
 }
@@ -93,6 +94,17 @@ export interface FindingChange {
   resource: string | null;
   selector: string | null;
   change: 'appeared' | 'went away' | 'worse' | 'better' | 'still';
+  /** what its change is judged by: its etcd reads (client findings) or requests (storms) a minute of each side's
+   * window; null for a finding with no such count (restarts, gaps, token waves, etcd's own slowness), whose change
+   * on both sides is `still`. A side without a client finding counts its client's groups' etcd reads there (null
+   * when that side's report was cut below them); without a storm, null */
+  figure: 'etcd reads' | 'requests' | null;
+  perMinuteBefore: number | null;
+  perMinuteAfter: number | null;
+  /** this finding got worse: its figure grew by CHANGE_FRACTION and by MIN_ETCD_PER_MINUTE a minute (a client
+   * finding that appeared: against its groups on the before side); a finding with no figure, or a storm, that
+   * appeared at medium severity or above. The exit status is then 1 */
+  worse: boolean;
   severityBefore: string | null;
   severityAfter: string | null;
   summaryBefore: string | null;
@@ -204,13 +216,25 @@ function sideOf(g: GroupJson, minutes: number): GroupSide {
   };
 }
 
+/** A rate a minute, before → after: up or down by CHANGE_FRACTION and by MIN_ETCD_PER_MINUTE, else same. */
+function rateChange(b: number, a: number): 'worse' | 'better' | 'same' {
+  const d = a - b;
+  if (d >= MIN_ETCD_PER_MINUTE && a > b * (1 + CHANGE_FRACTION)) return 'worse';
+  if (-d >= MIN_ETCD_PER_MINUTE && a < b * (1 - CHANGE_FRACTION)) return 'better';
+  return 'same';
+}
+
 function changeOf(b: GroupSide | null, a: GroupSide | null): Change {
   if (b === null) return a !== null && a.etcdPerMinute >= MIN_ETCD_PER_MINUTE ? 'new' : 'same';
   if (a === null) return b.etcdPerMinute >= MIN_ETCD_PER_MINUTE ? 'gone' : 'same';
-  const d = a.etcdPerMinute - b.etcdPerMinute;
-  if (d >= MIN_ETCD_PER_MINUTE && a.etcdPerMinute > b.etcdPerMinute * (1 + CHANGE_FRACTION)) return 'worse';
-  if (-d >= MIN_ETCD_PER_MINUTE && a.etcdPerMinute < b.etcdPerMinute * (1 - CHANGE_FRACTION)) return 'better';
-  return 'same';
+  return rateChange(b.etcdPerMinute, a.etcdPerMinute);
+}
+
+/** A finding's count its change is judged by, and what it counts: etcd reads (client findings), else requests. */
+function figureOf(f: FindingJson): { n: number; figure: 'etcd reads' | 'requests' } | null {
+  if (typeof f.etcdRequests === 'number') return { n: f.etcdRequests, figure: 'etcd reads' };
+  if (typeof f.requests === 'number') return { n: f.requests, figure: 'requests' };
+  return null;
 }
 
 /** The subject a finding is about, in a word: its client, resource, apiserver or input. */
@@ -270,6 +294,22 @@ function cutOf(r: SideReport): Cut {
 }
 
 const kindOfVerb = (verb: string): 'list' | 'get' => (verb === 'get' ? 'get' : 'list');
+
+/** The etcd reads of a client finding's groups in a report: its verb, client, user, resource (with API group; a
+ * get's without, as older reports wrote it) and selector (where the finding has one). 0 when the report holds none
+ * of them; null when it holds none and was cut (--top) for that verb: they may be under the cut. */
+function groupEtcdOf(r: SideReport, f: FindingJson, cut: Cut): number | null {
+  const verb = verbOfFinding(f);
+  const gs = [...r.listGroups, ...(r.getGroups ?? [])].filter((g) => {
+    if (kindOfVerb(g.verb) !== verb || clientName(g.userAgent, g.username) !== f.client) return false;
+    if (f.username !== undefined && g.username !== f.username) return false;
+    if (f.selector !== undefined && g.selector !== f.selector) return false;
+    const res = g.apiGroup.length > 0 ? `${g.resource}.${g.apiGroup}` : g.resource;
+    return res === f.resource || (verb === 'get' && f.selector === undefined && g.resource === f.resource);
+  });
+  if (gs.length === 0) return cut[verb] !== null ? null : 0;
+  return gs.reduce((n, g) => n + g.servedFrom.etcd, 0);
+}
 
 /** Before → after, per group and per finding, with the caveats of unlike sides. */
 export function diffReports(before: SideReport, after: SideReport, labels: { before: string; after: string }, sources: { before: string; after: string }, version: string): DiffReport {
@@ -349,13 +389,35 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
   for (const { b: bs, a: as } of byFinding.values()) {
     for (const [b, a] of pairsOf(bs, as)) {
       const f = (b ?? a)!;
-      const change: FindingChange['change'] = b === null ? 'appeared' : a === null ? 'went away' : rank(a.severity) > rank(b.severity) ? 'worse' : rank(a.severity) < rank(b.severity) ? 'better' : 'still';
+      // judged by its count a minute of each side's window, not its severity: severities are thresholds on counts,
+      // so the longer side of the same rate would look worse (severityOf). A side without the finding: its
+      // client's groups there (under the finding's threshold), if that side's report holds them.
+      const fig = figureOf(f);
+      const rateOf = (x: FindingJson | null, r: SideReport, cut: Cut, minutes: number): number | null => {
+        if (x !== null) {
+          const n = figureOf(x);
+          return n === null || n.figure !== fig!.figure ? null : r2(n.n / minutes);
+        }
+        if (f.client === undefined || fig!.figure !== 'etcd reads') return null;
+        const n = groupEtcdOf(r, f, cut);
+        return n === null ? null : r2(n / minutes);
+      };
+      const rb = fig === null ? null : rateOf(b, before, cutB, mb);
+      const ra = fig === null ? null : rateOf(a, after, cutA, ma);
+      const byRate = rb !== null && ra !== null ? rateChange(rb, ra) : null;
+      const change: FindingChange['change'] = b === null ? 'appeared' : a === null ? 'went away' : byRate === null || byRate === 'same' ? 'still' : byRate;
+      // an event that appeared (a restart, a storm: no client's groups to count on the other side) by its severity
+      const worse = byRate !== null ? byRate === 'worse' && a !== null : b === null && (fig === null || f.client === undefined) && rank(a!.severity) >= rank('medium');
       findings.push({
         kind: f.kind,
         subject: subjectOf(f),
         resource: f.client !== undefined ? (f.resource ?? null) : null,
         selector: f.client !== undefined ? (a?.selector ?? b?.selector ?? null) : null,
         change,
+        figure: fig?.figure ?? null,
+        perMinuteBefore: rb,
+        perMinuteAfter: ra,
+        worse,
         severityBefore: b?.severity ?? null,
         severityAfter: a?.severity ?? null,
         summaryBefore: b?.summary ?? null,
@@ -407,7 +469,7 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
     const unseen = groups.filter((g) => g.change === 'not compared' && (s === sb ? g.before === null : g.after === null)).length;
     caveats.push(`the ${s.label} report was saved with --top and holds ${kept}${held}: ${unseen} group${unseen === 1 ? '' : 's'} of the other side ${unseen === 1 ? 'is' : 'are'} not in it, so not compared (neither new nor gone); save reports with a larger --top, or diff the logs`);
   }
-  const worse = groups.some((g) => g.change === 'worse' || g.change === 'new') || findings.some((f) => f.change === 'worse' || (f.change === 'appeared' && rank(f.severityAfter) >= rank('medium')));
+  const worse = groups.some((g) => g.change === 'worse' || g.change === 'new') || findings.some((f) => f.worse);
   const xb = seriesOf(before);
   const xa = seriesOf(after);
   return {
