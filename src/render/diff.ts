@@ -135,7 +135,7 @@ export function renderDiffHtml(d: DiffReport, top: number): string {
     `<p><strong>${h(verdict(d))}</strong></p>`,
     ...d.caveats.map((c) => `<p>Note: ${h(c)}</p>`),
     chart,
-    groups.length === 0 ? '' : `<h2>Groups</h2><table>${tr(GROUP_HEAD, 'th')}${groups.map((g) => tr(groupCells(g)).replace('<tr>', `<tr class="${g.change}">`)).join('')}</table>`,
+    groups.length === 0 ? '' : `<h2>Groups</h2><table>${tr(GROUP_HEAD, 'th')}${groups.map((g) => tr(groupCells(g)).replace('<tr>', `<tr class="${g.change.replace(' ', '-')}">`)).join('')}</table>`,
     d.findings.length === 0 ? '' : `<h2>Findings</h2><table>${tr(['finding', 'about', 'change', 'per minute', 'severity', 'after'], 'th')}${d.findings.map((f) => tr([f.kind, aboutOf(f) || '–', f.change, rates(f) || '–', severities(f), f.summaryAfter ?? f.summaryBefore ?? ''])).join('')}</table>`,
     '</body></html>',
     '',
