@@ -30,6 +30,20 @@ function steadyLog(name: string, perSecond: number, seconds: number, start = '20
   writeFileSync(path, lines.join('\n') + '\n');
   return path;
 }
+/** `lists` pod lists by `lister` without resourceVersion (each from etcd, on 1.29), evenly over `seconds` from
+ * `start`; and two lists from the cache by `clock`, at the start and half a second before the end, so that the
+ * side's window is exactly `seconds` long. */
+function etcdLog(name: string, lists: number, seconds: number, start = '2026-11-30T12:00:00Z'): string {
+  const at = (ms: number) => new Date(Date.parse(start) + ms).toISOString().replace('Z', '000Z');
+  const lines: Array<[number, string]> = [0, seconds * 1000 - 500].map((ms, i) => [ms, auditLine({ auditID: `${name}-c${i}`, requestURI: '/api/v1/pods?resourceVersion=0', userAgent: 'clock/1.0', user: { username: 'clock' }, requestReceivedTimestamp: at(ms), stageTimestamp: at(ms) })]);
+  for (let i = 0; i < lists; i++) {
+    const ms = Math.floor((i * seconds * 1000) / lists);
+    lines.push([ms, auditLine({ auditID: `${name}-${i}`, requestURI: '/api/v1/pods', userAgent: 'lister/1.0', user: { username: 'lister' }, requestReceivedTimestamp: at(ms), stageTimestamp: at(ms) })]);
+  }
+  const path = join(TMP, name);
+  writeFileSync(path, lines.sort((x, y) => x[0] - y[0]).map(([, l]) => l).join('\n') + '\n');
+  return path;
+}
 /** A saved report (audit-scan -o json) of `args`. */
 async function savedReport(args: string[], name: string): Promise<string> {
   const r = await spawnCli(['-o', 'json', ...V, ...args]);
@@ -68,7 +82,8 @@ describe('audit-scan diff (issue 47 #1)', () => {
     const { code, d } = await diffJson([AFTER, BEFORE]);
     expect(code).toBe(1);
     expect(group(d, 'vector')).toMatchObject({ change: 'worse', etcdPerMinuteDelta: 40 });
-    expect(d.findings[0]).toMatchObject({ kind: 'list-from-etcd', change: 'appeared', severityAfter: 'medium' });
+    // judged by its rate: before, vector's group read etcd 0 a minute; after, 40
+    expect(d.findings[0]).toMatchObject({ kind: 'list-from-etcd', change: 'appeared', severityAfter: 'medium', figure: 'etcd reads', perMinuteBefore: 0, perMinuteAfter: 40, worse: true });
     expect(d.worse).toBe(true);
   }, 30_000);
 
@@ -292,4 +307,153 @@ describe('audit-scan diff (issue 47 #1)', () => {
     expect(lines).toHaveLength(2);
     for (const ys of lines) expect(new Set(ys)).toEqual(new Set(['12.0']));
   }, 30_000);
+
+  it.each([
+    // [the before side's seconds of 5 lists a second, exit status, what it says]: the window is first to last
+    // request in whole 1 s buckets; a side under 60 s was counted as a full minute (30 s of 150 lists = "150/min")
+    [30, 2, 'its requests cover 30 s (2026-11-30T12:00:00.000Z – 2026-11-30T12:00:30.000Z): a side under 60 s is too short'],
+    [59, 2, 'its requests cover 59 s'],
+    // 60 s of 300 lists: 300/min, against the after side's 120 s of 600: 300/min, the same
+    [60, 0, null],
+  ] as const)('a side of %i s: under a minute is refused, exit 2; a minute is judged', async (seconds, code, says) => {
+    const b = steadyLog(`short-${seconds}.log`, 5, seconds);
+    const a = steadyLog('long-120.log', 5, 120, '2026-11-30T13:00:00Z');
+    const r = await diffJson([b, a]);
+    expect(r.code, r.stderr).toBe(code);
+    if (says !== null) expect(r.stderr).toContain(`before (${b}): ${says}`);
+    else expect(r.d.before).toMatchObject({ minutes: 1, requests: 300, requestsPerMinute: 300, activeMinutes: 1, minutesTouched: 1 });
+  }, 30_000);
+
+  it('--split-at 30 s before the log ends: the after side is refused as too short, exit 2', async () => {
+    // before.log's last request is at 12:09:59.505, so its window ends at 12:10:00: 30 s after the split
+    const r = await diffJson(['--split-at', '2026-11-30T12:09:30Z', BEFORE]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`after (${BEFORE}): its requests cover 30 s`);
+  }, 30_000);
+
+  it('says how many minutes of a side held requests: a quiet stretch lowers its rates', async () => {
+    // 1 list a second over 12:00:00–12:02:00 and 12:04:00–12:05:00: the window is 12:00–12:05, 5 minutes, and
+    // minutes 12:00, 12:01 and 12:04 held requests: 3 of 5. 180 lists over 5 minutes = 36/min
+    const gap = join(TMP, 'gap.log');
+    writeFileSync(gap, readFileSync(steadyLog('gap-a.log', 1, 120), 'utf8') + readFileSync(steadyLog('gap-b.log', 1, 60, '2026-11-30T12:04:00Z'), 'utf8'));
+    const steady = steadyLog('steady-300.log', 1, 300, '2026-11-30T13:00:00Z');
+    const { code, d } = await diffJson([steady, gap]);
+    expect(code).toBe(0);
+    expect(d.after).toMatchObject({ minutes: 5, requests: 180, requestsPerMinute: 36, activeMinutes: 3, minutesTouched: 5 });
+    expect(d.before).toMatchObject({ minutes: 5, requestsPerMinute: 60, activeMinutes: 5, minutesTouched: 5 });
+    expect(d.caveats).toContain('the after side had requests in 3 of the 5 minutes its window touches: its rates are per minute of the whole window, so its quiet minutes lower them');
+  }, 30_000);
+
+  describe('a report saved with --top (20 by default) left groups out: they are not new or gone, exit 0', () => {
+    // 25 clients, app00–app24, each a configmap get without resourceVersion every 10 s for 2 minutes: 25 get
+    // groups, each from etcd; a saved report keeps 20 of them, so 5 are on the log's side only
+    const lines: string[] = [];
+    for (let k = 0; k < 12; k++)
+      for (let i = 0; i < 25; i++) {
+        const t = new Date(Date.parse('2026-11-30T12:00:00Z') + k * 10_000 + i * 10).toISOString().replace('Z', '000Z');
+        const app = `app${String(i).padStart(2, '0')}`;
+        lines.push(auditLine({ auditID: `g-${k}-${i}`, verb: 'get', requestURI: `/api/v1/namespaces/${app}/configmaps/cm`, user: { username: `system:serviceaccount:${app}:${app}` }, userAgent: `${app}/1.0`, objectRef: { resource: 'configmaps', namespace: app, name: 'cm', apiVersion: 'v1' }, requestReceivedTimestamp: t, stageTimestamp: t }));
+      }
+    const log = join(TMP, 'gets.log');
+    writeFileSync(log, lines.join('\n') + '\n');
+    it.each([
+      ['the cut report before', 'before', false],
+      ['the cut report after', 'after', false],
+      ['a cut report of an older audit-scan (no getGroupsTotal) before', 'before', true],
+    ] as const)('%s', async (_, cutSide, old) => {
+      const saved = await savedReport([log], `gets-${cutSide}-${old}.json`);
+      const rep = JSON.parse(readFileSync(saved, 'utf8'));
+      expect([rep.getGroups.length, rep.getGroupsTotal]).toEqual([20, 25]);
+      if (old) {
+        delete rep.getGroupsTotal;
+        writeFileSync(saved, JSON.stringify(rep));
+      }
+      const { code, d } = await diffJson(cutSide === 'before' ? [saved, log] : [log, saved]);
+      expect(code).toBe(0);
+      expect(d.worse).toBe(false);
+      const notCompared = d.groups.filter((g: any) => g.change === 'not compared');
+      expect(notCompared).toHaveLength(5);
+      for (const g of notCompared) expect(g.note).toBe(`not in the ${cutSide} report's top 20 get groups`);
+      expect(d.groups.filter((g: any) => g.change === 'same')).toHaveLength(20);
+      // the cut side's etcd reads are its totals', not its 20 groups': 300 gets a side, the same on both
+      expect(d.before.etcdPerMinute).toBe(d.after.etcdPerMinute);
+      expect(d.caveats.join('\n')).toContain(`the ${cutSide} report was saved with --top and holds its top 20 get groups${old ? ' (it does not say how many get groups it saw' : ' (20 of its 25 groups)'}`);
+      expect(d.caveats.join('\n')).toContain('5 groups of the other side are not in it, so not compared (neither new nor gone)');
+    }, 30_000);
+  });
+
+  it('one client\'s findings on two resources are two findings; a what-if is its own group\'s (verb, API group)', async () => {
+    // elector, 2 minutes a side: 1,200 lease gets (coordination.k8s.io, 10 a second), 60 pod lists and 60 secret
+    // lists (one each every 2 s), 12 pod gets (one every 10 s), all without resourceVersion before. After, the lease
+    // gets and the pod lists send resourceVersion=0; the secret lists and pod gets do not.
+    // By hand, per minute: lease gets 600 → 0 from etcd, pod lists 30 → 0, secret lists 30 → 30, pod gets 6 → 6.
+    // Findings before: get-from-etcd on the leases (1,200 ≥ 1,000; medium: ≥ 10% of 1,332 requests), list-from-etcd
+    // on the pods and on the secrets (60 ≥ 10 each; low). Each has a what-if moving its etcd reads to the cache:
+    // predicted 0 a minute for its own group only: not for the pod gets, which no finding is about.
+    const line = (id: string, t: string, verb: string, uri: string, resource: string, apiGroup: string, name?: string) =>
+      JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: id, stage: 'ResponseComplete', requestURI: uri, verb, user: { username: 'system:serviceaccount:kube-system:elector' }, userAgent: 'elector/1.0', objectRef: { resource, namespace: 'kube-system', ...(name ? { name } : {}), apiGroup, apiVersion: 'v1' }, responseStatus: { code: 200 }, requestReceivedTimestamp: t, stageTimestamp: t });
+    const side = (name: string, start: string, fixed: boolean): string => {
+      const at = (ms: number) => new Date(Date.parse(start) + ms).toISOString().replace('Z', '000Z');
+      const out: Array<[number, string]> = [];
+      for (let i = 0; i < 1200; i++) out.push([i * 100, line(`l${i}`, at(i * 100), 'get', `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/elector${fixed ? '?resourceVersion=0' : ''}`, 'leases', 'coordination.k8s.io', 'elector')]);
+      for (let i = 0; i < 60; i++) out.push([i * 2000 + 50, line(`p${i}`, at(i * 2000 + 50), 'list', `/api/v1/namespaces/kube-system/pods${fixed ? '?resourceVersion=0&resourceVersionMatch=NotOlderThan' : ''}`, 'pods', '')]);
+      for (let i = 0; i < 60; i++) out.push([i * 2000 + 60, line(`s${i}`, at(i * 2000 + 60), 'list', '/api/v1/namespaces/kube-system/secrets', 'secrets', '')]);
+      for (let i = 0; i < 12; i++) out.push([i * 10000 + 70, line(`g${i}`, at(i * 10000 + 70), 'get', '/api/v1/namespaces/kube-system/pods/elector-0', 'pods', '', 'elector-0')]);
+      const path = join(TMP, name);
+      writeFileSync(path, out.sort((x, y) => x[0] - y[0]).map(([, l]) => l).join('\n') + '\n');
+      return path;
+    };
+    const b = side('elector-before.log', '2026-11-30T12:00:00Z', false);
+    const a = side('elector-after.log', '2026-11-30T13:00:00Z', true);
+    const { code, d } = await diffJson([b, a]);
+    expect(code).toBe(0);
+    const g = (verb: string, resource: string) => d.groups.find((x: any) => x.client === 'elector' && x.verb === verb && x.resource === resource);
+    expect.soft(g('get', 'leases.coordination.k8s.io')).toMatchObject({ change: 'better', before: { etcdPerMinute: 600 }, after: { etcdPerMinute: 0 }, whatIf: { predictedEtcdPerMinute: 0, actualEtcdPerMinute: 0 } });
+    expect.soft(g('list', 'pods')).toMatchObject({ change: 'better', before: { etcdPerMinute: 30 }, whatIf: { predictedEtcdPerMinute: 0, actualEtcdPerMinute: 0 } });
+    expect.soft(g('list', 'secrets')).toMatchObject({ change: 'same', before: { etcdPerMinute: 30 }, whatIf: { predictedEtcdPerMinute: 0, actualEtcdPerMinute: 30 } });
+    expect.soft(g('get', 'pods')).toMatchObject({ change: 'same', before: { etcdPerMinute: 6 }, whatIf: null });
+    expect(d.findings.map((f: any) => [f.kind, f.subject, f.resource, f.change, f.severityBefore, f.severityAfter])).toEqual([
+      ['list-from-etcd', 'elector', 'secrets', 'still', 'low', 'low'],
+      ['get-from-etcd', 'elector', 'leases.coordination.k8s.io', 'went away', 'medium', null],
+      ['list-from-etcd', 'elector', 'pods', 'went away', 'low', null],
+    ]);
+    const t = await spawnCli(['diff', ...V, b, a]);
+    expect(t.stdout).toContain('still: list-from-etcd elector secrets (30 etcd reads/min; low → low)');
+    // a before report of an older audit-scan: findings without a selector, the get's resource without its group
+    const old = JSON.parse(readFileSync(await savedReport([b], 'elector-old.json'), 'utf8'));
+    for (const f of old.findings) {
+      delete f.selector;
+      if (f.kind === 'get-from-etcd') f.resource = 'leases';
+    }
+    writeFileSync(join(TMP, 'elector-old.json'), JSON.stringify(old));
+    const fromOld = await diffJson([join(TMP, 'elector-old.json'), a]);
+    expect(fromOld.d.groups).toEqual(d.groups);
+    expect(fromOld.d.findings.map((f: any) => [f.kind, f.change])).toEqual([['list-from-etcd', 'still'], ['get-from-etcd', 'went away'], ['list-from-etcd', 'went away']]);
+  }, 30_000);
+
+  describe('a finding is judged by its etcd reads a minute, not its severity (a threshold on counts)', () => {
+    // before.log cut at 12:01: vector's 20 agents list every 30 s, so 40 lists in the first minute (low: < 100)
+    // and 360 in the other 9 (medium: ≥ 100): 40 a minute on both sides
+    const cut = (name: string, keep: (t: string) => boolean) => {
+      const path = join(TMP, name);
+      writeFileSync(path, readFileSync(BEFORE, 'utf8').split('\n').filter((l) => l !== '' && keep(JSON.parse(l).requestReceivedTimestamp)).join('\n') + '\n');
+      return path;
+    };
+    it.each([
+      ['one log cut in 1 and 9 minutes: the same 40 a minute', () => [cut('first.log', (t) => t < '2026-11-30T12:01'), cut('rest.log', (t) => t >= '2026-11-30T12:01')], 'vector', 'still', 40, 40, 'low', 'medium', 0],
+      // 100 lists over 10 minutes, then 100 over 5: medium both, 10 → 20 a minute (+100%, +10)
+      ['the same severity at twice the rate', () => [etcdLog('r10.log', 100, 600), etcdLog('r20.log', 100, 300, '2026-11-30T13:00:00Z')], 'lister', 'worse', 10, 20, 'medium', 'medium', 1],
+      // 9 lists in a minute: under a finding's 10; 108 over 12 minutes: medium (≥ 100); 9 a minute on both sides
+      ['appeared at the rate its group had before', () => [etcdLog('r9a.log', 9, 60), etcdLog('r9b.log', 108, 720, '2026-11-30T13:00:00Z')], 'lister', 'appeared', 9, 9, null, 'medium', 0],
+      // 216 over 12 minutes: 18 a minute, twice the before side's 9
+      ['appeared at a higher rate than its group had before', () => [etcdLog('r9c.log', 9, 60), etcdLog('r18.log', 216, 720, '2026-11-30T13:00:00Z')], 'lister', 'appeared', 9, 18, null, 'medium', 1],
+    ] as const)('%s', async (_, sides, client, change, pmB, pmA, sevB, sevA, code) => {
+      const r = await diffJson(sides());
+      expect(r.code, r.stderr).toBe(code);
+      expect(r.d.findings.filter((f: any) => f.subject === client)).toEqual([
+        expect.objectContaining({ kind: 'list-from-etcd', change, figure: 'etcd reads', perMinuteBefore: pmB, perMinuteAfter: pmA, severityBefore: sevB, severityAfter: sevA, worse: code === 1 }),
+      ]);
+      expect(r.d.worse).toBe(code === 1);
+    }, 30_000);
+  });
 });

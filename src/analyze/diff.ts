@@ -13,10 +13,12 @@ export const DIFF_SCHEMA_VERSION = 1;
 export interface SideReport {
   schemaVersion: number;
   tool: { name: string; version: string };
-  totals: { requests: number; clusterNodes: number; firstSeen: string | null; lastSeen: string | null };
+  totals: { requests: number; clusterNodes: number; firstSeen: string | null; lastSeen: string | null; listFromEtcd?: number; getFromEtcd?: number };
   listGroups: GroupJson[];
   getGroups: GroupJson[];
   listGroupsTotal?: number;
+  /** absent in reports of an audit-scan before it (schemaVersion 1 all the same) */
+  getGroupsTotal?: number;
   findings: FindingJson[];
   summary: { window: { start: string | null; end: string | null; seconds: number } | null };
   timeline?: { bucketSeconds: number; series: Array<{ key: string; points: Array<[string, number]> }> };
@@ -41,11 +43,15 @@ export interface FindingJson {
   severity: string;
   summary: string;
   client?: string;
+  username?: string;
   resource?: string;
+  /** its group's selector shape; absent in reports of an audit-scan before it */
+  selector?: string;
   apiserver?: string;
   input?: string;
+  requests?: number;
   etcdRequests?: number;
-  whatIf?: { etcdRequests: { before: number; after: number } };
+  whatIf?: { etcdRequests: { before: number; after: number } } | null;
   /** findings of a time (restarts, gaps, storms, waves): when; an audit-gap of several pauses lists them */
   start?: string;
   end?: string;
@@ -63,7 +69,9 @@ export interface GroupSide {
   p99Ms: number | null;
 }
 
-export type Change = 'worse' | 'new' | 'better' | 'gone' | 'same';
+/** `not compared`: the group is on one side only, and the other side is a report saved with --top that left groups
+ * out: it may be there, under the cut, so it is neither new nor gone (and never worse). */
+export type Change = 'worse' | 'new' | 'better' | 'gone' | 'same' | 'not compared';
 
 export interface GroupChange {
   client: string;
@@ -78,14 +86,31 @@ export interface GroupChange {
   etcdPerMinuteDelta: number;
   /** what the before report's fix for this group said would happen to its etcd reads, against what did */
   whatIf: { predictedEtcdPerMinute: number; actualEtcdPerMinute: number } | null;
+  /** why it is `not compared`: "not in the before report's top 20 get groups"; else null */
+  note: string | null;
 }
 
 export interface FindingChange {
   kind: string;
   subject: string;
+  /** a client finding's resource (with its API group) and selector shape: one client's findings on two resources,
+   * or two selectors, are two findings; null when it has none */
+  resource: string | null;
+  selector: string | null;
   /** 'cut by the split': one log cut in two (--split-at) inside the finding's time (a restart's gap, a storm), so
    * each side holds a part of it and its before and after say nothing of a fix */
   change: 'appeared' | 'went away' | 'worse' | 'better' | 'still' | 'cut by the split';
+  /** what its change is judged by: its etcd reads (client findings) or requests (storms) a minute of each side's
+   * window; null for a finding with no such count (restarts, gaps, token waves, etcd's own slowness), whose change
+   * on both sides is `still`. A side without a client finding counts its client's groups' etcd reads there (null
+   * when that side's report was cut below them); without a storm, null */
+  figure: 'etcd reads' | 'requests' | null;
+  perMinuteBefore: number | null;
+  perMinuteAfter: number | null;
+  /** this finding got worse: its figure grew by CHANGE_FRACTION and by MIN_ETCD_PER_MINUTE a minute (a client
+   * finding that appeared: against its groups on the before side); a finding with no figure, or a storm, that
+   * appeared at medium severity or above. The exit status is then 1 */
+  worse: boolean;
   severityBefore: string | null;
   severityAfter: string | null;
   summaryBefore: string | null;
@@ -104,6 +129,9 @@ export interface SideSummary {
   nodes: number;
   groupsCompared: number;
   groupsTotal: number;
+  /** the clock minutes of its window that held a request (of `minutesTouched`); null without a timeline */
+  activeMinutes: number | null;
+  minutesTouched: number | null;
 }
 
 export interface DiffReport {
@@ -141,14 +169,42 @@ export function checkSide(v: unknown, label: string): SideReport {
   }
   if (r.schemaVersion !== 1) throw new Error(`${label}: a report of schemaVersion ${String(r.schemaVersion)}; this audit-scan reads schemaVersion 1: make it again with this version`);
   if (r.totals.requests === 0) throw new Error(`${label}: holds no requests (an empty side: nothing to compare)`);
+  const seconds = secondsOf(r as SideReport);
+  if (!(seconds >= MIN_SIDE_SECONDS)) {
+    const w = r.summary?.window;
+    const span = w?.start != null && w.end != null ? ` (${w.start} – ${w.end})` : '';
+    throw new Error(`${label}: its requests cover ${Number.isFinite(seconds) ? `${r2(seconds)} s` : 'no known time'}${span}: a side under ${MIN_SIDE_SECONDS} s is too short to judge per-minute rates; give a side of a minute or more`);
+  }
   return r as SideReport;
 }
 
-function minutesOf(r: SideReport): number {
+/** A side under this many seconds is refused (exit 2): its per-minute rates would be a few seconds' counts. */
+export const MIN_SIDE_SECONDS = 60;
+
+/** The side's window in seconds: the report's summary window (first to last request, whole buckets, so at least one
+ * bucket), else the span of its first and last request. */
+function secondsOf(r: SideReport): number {
   const w = r.summary?.window;
-  const seconds = w?.seconds ?? (r.totals.firstSeen !== null && r.totals.lastSeen !== null ? (Date.parse(r.totals.lastSeen) - Date.parse(r.totals.firstSeen)) / 1000 : 0);
-  // a side of one burst still has a minute: rates of a few seconds are not per-minute figures
-  return Math.max(1, seconds / 60);
+  if (typeof w?.seconds === 'number') return w.seconds;
+  return r.totals.firstSeen !== null && r.totals.lastSeen !== null ? (Date.parse(r.totals.lastSeen) - Date.parse(r.totals.firstSeen)) / 1000 : NaN;
+}
+
+/** The window in minutes, as it is: checkSide refused sides under MIN_SIDE_SECONDS. */
+const minutesOf = (r: SideReport): number => secondsOf(r) / 60;
+
+/** The whole minutes (clock minutes, or buckets when they are longer) of the window that held a request, and how
+ * many the window touches: the window runs from the first request to the last, so quiet stretches lower its
+ * rates. Null without a timeline. */
+function activeOf(r: SideReport): { active: number; touched: number; unitSeconds: number } | null {
+  const s = r.timeline?.series.find((x) => x.key === 'all requests');
+  const w = r.summary?.window;
+  if (s === undefined || w === null || w === undefined || w.start === null || w.end === null) return null;
+  const unit = Math.max(60, r.timeline!.bucketSeconds) * 1000;
+  const start = Date.parse(w.start);
+  const end = Date.parse(w.end);
+  if (!Number.isFinite(start) || !Number.isFinite(end) || end <= start) return null;
+  const active = new Set(s.points.filter(([, n]) => n > 0).map(([t]) => Math.floor(Date.parse(t) / unit))).size;
+  return { active, touched: Math.floor((end - 1) / unit) - Math.floor(start / unit) + 1, unitSeconds: unit / 1000 };
 }
 
 const keyOf = (g: GroupJson): string => [g.verb, clientName(g.userAgent, g.username), g.username, g.apiGroup, g.resource, g.selector].join('\u0000');
@@ -166,19 +222,53 @@ function sideOf(g: GroupJson, minutes: number): GroupSide {
   };
 }
 
-function changeOf(b: GroupSide | null, a: GroupSide | null): Change {
-  if (b === null) return a !== null && a.etcdPerMinute >= MIN_ETCD_PER_MINUTE ? 'new' : 'same';
-  if (a === null) return b.etcdPerMinute >= MIN_ETCD_PER_MINUTE ? 'gone' : 'same';
-  const d = a.etcdPerMinute - b.etcdPerMinute;
-  if (d >= MIN_ETCD_PER_MINUTE && a.etcdPerMinute > b.etcdPerMinute * (1 + CHANGE_FRACTION)) return 'worse';
-  if (-d >= MIN_ETCD_PER_MINUTE && a.etcdPerMinute < b.etcdPerMinute * (1 - CHANGE_FRACTION)) return 'better';
+/** A rate a minute, before → after: up or down by CHANGE_FRACTION and by MIN_ETCD_PER_MINUTE, else same. */
+function rateChange(b: number, a: number): 'worse' | 'better' | 'same' {
+  const d = a - b;
+  if (d >= MIN_ETCD_PER_MINUTE && a > b * (1 + CHANGE_FRACTION)) return 'worse';
+  if (-d >= MIN_ETCD_PER_MINUTE && a < b * (1 - CHANGE_FRACTION)) return 'better';
   return 'same';
 }
 
-/** The subject a finding is about, to match it across the sides: its client, resource, apiserver or input. */
+function changeOf(b: GroupSide | null, a: GroupSide | null): Change {
+  if (b === null) return a !== null && a.etcdPerMinute >= MIN_ETCD_PER_MINUTE ? 'new' : 'same';
+  if (a === null) return b.etcdPerMinute >= MIN_ETCD_PER_MINUTE ? 'gone' : 'same';
+  return rateChange(b.etcdPerMinute, a.etcdPerMinute);
+}
+
+/** A finding's count its change is judged by, and what it counts: etcd reads (client findings), else requests. */
+function figureOf(f: FindingJson): { n: number; figure: 'etcd reads' | 'requests' } | null {
+  if (typeof f.etcdRequests === 'number') return { n: f.etcdRequests, figure: 'etcd reads' };
+  if (typeof f.requests === 'number') return { n: f.requests, figure: 'requests' };
+  return null;
+}
+
+/** The subject a finding is about, in a word: its client, resource, apiserver or input. */
 function subjectOf(f: FindingJson): string {
   return f.client ?? f.resource ?? f.apiserver ?? f.input ?? '';
 }
+
+/** What a finding is about, to match it across the sides: its kind and, where it has them, its client and user,
+ * resource (with API group), apiserver and input; the selector pairs findings within that (pairsOf). */
+const findingKey = (f: FindingJson): string => [f.kind, f.client ?? '', f.username ?? '', f.resource ?? '', f.apiserver ?? '', f.input ?? ''].join('\u0000');
+
+/** The findings of one key on each side, paired: by selector shape; a finding without one (a report of an older
+ * audit-scan) pairs with the first left. Each finding is in one pair. */
+function pairsOf(bs: FindingJson[], as: FindingJson[]): Array<[FindingJson | null, FindingJson | null]> {
+  const rest = [...as];
+  const out: Array<[FindingJson | null, FindingJson | null]> = [];
+  for (const b of bs) {
+    let i = rest.findIndex((a) => a.selector === b.selector);
+    if (i < 0) i = rest.findIndex((a) => a.selector === undefined || b.selector === undefined);
+    out.push([b, i < 0 ? null : rest.splice(i, 1)[0]!]);
+  }
+  for (const a of rest) out.push([null, a]);
+  return out;
+}
+
+/** The verb of a client finding's group. */
+const verbOfFinding = (f: FindingJson): 'list' | 'get' => (f.kind === 'get-from-etcd' ? 'get' : 'list');
+const groupKey = (verb: string, client: string, username: string, resource: string, selector: string): string => [verb, client, username, resource, selector].join('\u0000');
 
 function seriesOf(r: SideReport): { width: number; points: Array<[number, number]> } {
   const s = r.timeline?.series.find((x) => x.key === 'all requests');
@@ -187,6 +277,44 @@ function seriesOf(r: SideReport): { width: number; points: Array<[number, number
   if (s === undefined || start === null) return { width, points: [] };
   const t0 = Date.parse(start);
   return { width, points: s.points.map(([t, n]): [number, number] => [Math.round((Date.parse(t) - t0) / 1000), n]) };
+}
+
+/** The --top the default scan saves with: a report of an older audit-scan has no getGroupsTotal, and its gets are
+ * taken as cut when it holds this many (or as many as its cut lists). */
+const DEFAULT_TOP = 20;
+
+/** Where a saved report cut its groups (--top): per kind, the number it kept when it left some out, else null;
+ * `presumed` when the report does not say (no getGroupsTotal) and the count is taken as its top. */
+interface Cut {
+  list: number | null;
+  get: number | null;
+  presumed: boolean;
+}
+
+function cutOf(r: SideReport): Cut {
+  const gets = r.getGroups ?? [];
+  const list = r.listGroupsTotal !== undefined && r.listGroupsTotal > r.listGroups.length ? r.listGroups.length : null;
+  if (r.getGroupsTotal !== undefined) return { list, get: r.getGroupsTotal > gets.length ? gets.length : null, presumed: false };
+  const top = list ?? DEFAULT_TOP;
+  return { list, get: gets.length > 0 && gets.length >= top ? gets.length : null, presumed: gets.length > 0 && gets.length >= top };
+}
+
+const kindOfVerb = (verb: string): 'list' | 'get' => (verb === 'get' ? 'get' : 'list');
+
+/** The etcd reads of a client finding's groups in a report: its verb, client, user, resource (with API group; a
+ * get's without, as older reports wrote it) and selector (where the finding has one). 0 when the report holds none
+ * of them; null when it holds none and was cut (--top) for that verb: they may be under the cut. */
+function groupEtcdOf(r: SideReport, f: FindingJson, cut: Cut): number | null {
+  const verb = verbOfFinding(f);
+  const gs = [...r.listGroups, ...(r.getGroups ?? [])].filter((g) => {
+    if (kindOfVerb(g.verb) !== verb || clientName(g.userAgent, g.username) !== f.client) return false;
+    if (f.username !== undefined && g.username !== f.username) return false;
+    if (f.selector !== undefined && g.selector !== f.selector) return false;
+    const res = g.apiGroup.length > 0 ? `${g.resource}.${g.apiGroup}` : g.resource;
+    return res === f.resource || (verb === 'get' && f.selector === undefined && g.resource === f.resource);
+  });
+  if (gs.length === 0) return cut[verb] !== null ? null : 0;
+  return gs.reduce((n, g) => n + g.servedFrom.etcd, 0);
 }
 
 /** Before → after, per group and per finding, with the caveats of unlike sides. */
@@ -205,7 +333,7 @@ function splitFindings(before: FindingJson[], after: FindingJson[], splitAtMs: n
   const add = (f: FindingJson, side: 'b' | 'a'): void => {
     const span = spanOf(f);
     if (span === null) return void (side === 'b' ? out.before : out.after).push(f);
-    const k = `${f.kind}\u0000${subjectOf(f)}\u0000${span[0]}\u0000${span[1]}`;
+    const k = `${findingKey(f)}\u0000${span[0]}\u0000${span[1]}`;
     const t = timed.get(k) ?? timed.set(k, { b: null, a: null, span }).get(k)!;
     t[side] ??= f;
   };
@@ -239,13 +367,24 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
           amplification: x.amplification === null || y.amplification === null ? (x.amplification ?? y.amplification) : Math.max(x.amplification, y.amplification),
           latencyMs: x.latencyMs === null || y.latencyMs === null ? (x.latencyMs ?? y.latencyMs) : { p99: Math.max(x.latencyMs.p99, y.latencyMs.p99) },
         }));
-  // the what-if of each earlier fix: its finding's predicted etcd reads, for its client and resource
+  // the what-if of each earlier fix: its finding's predicted etcd reads, for its group (verb, client, user,
+  // resource, selector); a finding of an older report has no selector (and a get's resource no API group): keyed
+  // without, for whichever of the client's groups of that verb and resource
   const predicted = new Map<string, number>();
+  const predictedLegacy = new Map<string, number>();
   for (const f of before.findings) {
-    if (f.whatIf === undefined || f.client === undefined || f.etcdRequests === undefined) continue;
+    if (f.whatIf == null || f.client === undefined || f.etcdRequests === undefined) continue;
     const saved = f.whatIf.etcdRequests.before - f.whatIf.etcdRequests.after;
-    predicted.set(`${f.client}\u0000${f.resource ?? ''}`, Math.max(0, f.etcdRequests - saved));
+    const p = Math.max(0, f.etcdRequests - saved);
+    if (f.selector !== undefined) predicted.set(groupKey(verbOfFinding(f), f.client, f.username ?? '', f.resource ?? '', f.selector), p);
+    else predictedLegacy.set(groupKey(verbOfFinding(f), f.client, f.username ?? '', f.resource ?? '', ''), p);
   }
+  const predictionOf = (g: GroupJson, client: string, res: string): number | undefined => {
+    const verb = kindOfVerb(g.verb);
+    return predicted.get(groupKey(verb, client, g.username, res, g.selector)) ?? predictedLegacy.get(groupKey(verb, client, g.username, res, '')) ?? (verb === 'get' ? predictedLegacy.get(groupKey(verb, client, g.username, g.resource, '')) : undefined);
+  };
+  const cutB = cutOf(before);
+  const cutA = cutOf(after);
   const groups: GroupChange[] = [];
   for (const { b, a } of byKey.values()) {
     const gb = sum(b);
@@ -255,45 +394,103 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
     const sa = ga === null ? null : sideOf(ga, ma);
     const client = clientName(g.userAgent, g.username);
     const res = g.apiGroup.length > 0 ? `${g.resource}.${g.apiGroup}` : g.resource;
-    const p = gb === null ? undefined : predicted.get(`${client}\u0000${res}`);
+    const p = gb === null ? undefined : predictionOf(g, client, res);
+    // on one side only, where the other side's report was cut below it: not new, not gone, just not there to see
+    const kind = kindOfVerb(g.verb);
+    const cutAt = sb === null ? cutB[kind] : sa === null ? cutA[kind] : null;
+    const missing = sb === null ? 'before' : 'after';
     groups.push({
       client,
       username: g.username,
       verb: g.verb,
       resource: res,
       selector: g.selector,
-      change: changeOf(sb, sa),
+      change: cutAt !== null ? 'not compared' : changeOf(sb, sa),
+      note: cutAt !== null ? `not in the ${missing} report's top ${cutAt} ${kind} groups` : null,
       before: sb,
       after: sa,
       etcdPerMinuteDelta: r2((sa?.etcdPerMinute ?? 0) - (sb?.etcdPerMinute ?? 0)),
       whatIf: p === undefined ? null : { predictedEtcdPerMinute: r2(p / mb), actualEtcdPerMinute: sa?.etcdPerMinute ?? 0 },
     });
   }
-  const order: Change[] = ['worse', 'new', 'better', 'gone', 'same'];
+  const order: Change[] = ['worse', 'new', 'better', 'gone', 'same', 'not compared'];
   groups.sort((x, y) => order.indexOf(x.change) - order.indexOf(y.change) || Math.abs(y.etcdPerMinuteDelta) - Math.abs(x.etcdPerMinuteDelta) || (x.client < y.client ? -1 : x.client > y.client ? 1 : x.resource < y.resource ? -1 : 1));
 
+  const byFinding = new Map<string, { b: FindingJson[]; a: FindingJson[] }>();
+  const slot = (f: FindingJson) => byFinding.get(findingKey(f)) ?? byFinding.set(findingKey(f), { b: [], a: [] }).get(findingKey(f))!;
   const split = opts.splitAtMs === undefined ? null : splitFindings(before.findings, after.findings, opts.splitAtMs);
-  const fb = new Map<string, FindingJson>();
-  const fa = new Map<string, FindingJson>();
-  for (const f of split?.before ?? before.findings) if (!fb.has(`${f.kind}\u0000${subjectOf(f)}`)) fb.set(`${f.kind}\u0000${subjectOf(f)}`, f);
-  for (const f of split?.after ?? after.findings) if (!fa.has(`${f.kind}\u0000${subjectOf(f)}`)) fa.set(`${f.kind}\u0000${subjectOf(f)}`, f);
+  for (const f of split?.before ?? before.findings) slot(f).b.push(f);
+  for (const f of split?.after ?? after.findings) slot(f).a.push(f);
   const findings: FindingChange[] = [];
   for (const { b, a } of split?.cut ?? []) {
     const f = (a ?? b)!;
-    findings.push({ kind: f.kind, subject: subjectOf(f), change: 'cut by the split', severityBefore: b?.severity ?? null, severityAfter: a?.severity ?? null, summaryBefore: b?.summary ?? null, summaryAfter: a?.summary ?? null });
+    findings.push({
+      kind: f.kind,
+      subject: subjectOf(f),
+      resource: f.client !== undefined ? (f.resource ?? null) : null,
+      selector: f.client !== undefined ? (a?.selector ?? b?.selector ?? null) : null,
+      change: 'cut by the split',
+      figure: null,
+      perMinuteBefore: null,
+      perMinuteAfter: null,
+      worse: false,
+      severityBefore: b?.severity ?? null,
+      severityAfter: a?.severity ?? null,
+      summaryBefore: b?.summary ?? null,
+      summaryAfter: a?.summary ?? null,
+    });
   }
-  for (const k of new Set([...fb.keys(), ...fa.keys()])) {
-    const b = fb.get(k) ?? null;
-    const a = fa.get(k) ?? null;
-    const f = (b ?? a)!;
-    const change: FindingChange['change'] = b === null ? 'appeared' : a === null ? 'went away' : rank(a.severity) > rank(b.severity) ? 'worse' : rank(a.severity) < rank(b.severity) ? 'better' : 'still';
-    findings.push({ kind: f.kind, subject: subjectOf(f), change, severityBefore: b?.severity ?? null, severityAfter: a?.severity ?? null, summaryBefore: b?.summary ?? null, summaryAfter: a?.summary ?? null });
+  for (const { b: bs, a: as } of byFinding.values()) {
+    for (const [b, a] of pairsOf(bs, as)) {
+      const f = (b ?? a)!;
+      // judged by its count a minute of each side's window, not its severity: severities are thresholds on counts,
+      // so the longer side of the same rate would look worse (severityOf). A side without the finding: its
+      // client's groups there (under the finding's threshold), if that side's report holds them.
+      const fig = figureOf(f);
+      const rateOf = (x: FindingJson | null, r: SideReport, cut: Cut, minutes: number): number | null => {
+        if (x !== null) {
+          const n = figureOf(x);
+          return n === null || n.figure !== fig!.figure ? null : r2(n.n / minutes);
+        }
+        if (f.client === undefined || fig!.figure !== 'etcd reads') return null;
+        const n = groupEtcdOf(r, f, cut);
+        return n === null ? null : r2(n / minutes);
+      };
+      const rb = fig === null ? null : rateOf(b, before, cutB, mb);
+      const ra = fig === null ? null : rateOf(a, after, cutA, ma);
+      const byRate = rb !== null && ra !== null ? rateChange(rb, ra) : null;
+      const change: FindingChange['change'] = b === null ? 'appeared' : a === null ? 'went away' : byRate === null || byRate === 'same' ? 'still' : byRate;
+      // an event that appeared (a restart, a storm: no client's groups to count on the other side) by its severity
+      const worse = byRate !== null ? byRate === 'worse' && a !== null : b === null && (fig === null || f.client === undefined) && rank(a!.severity) >= rank('medium');
+      findings.push({
+        kind: f.kind,
+        subject: subjectOf(f),
+        resource: f.client !== undefined ? (f.resource ?? null) : null,
+        selector: f.client !== undefined ? (a?.selector ?? b?.selector ?? null) : null,
+        change,
+        figure: fig?.figure ?? null,
+        perMinuteBefore: rb,
+        perMinuteAfter: ra,
+        worse,
+        severityBefore: b?.severity ?? null,
+        severityAfter: a?.severity ?? null,
+        summaryBefore: b?.summary ?? null,
+        summaryAfter: a?.summary ?? null,
+      });
+    }
   }
   const fOrder: Array<FindingChange['change']> = ['worse', 'appeared', 'still', 'cut by the split', 'better', 'went away'];
-  findings.sort((x, y) => fOrder.indexOf(x.change) - fOrder.indexOf(y.change) || rank(y.severityAfter ?? y.severityBefore) - rank(x.severityAfter ?? x.severityBefore) || (x.kind + x.subject < y.kind + y.subject ? -1 : 1));
+  const about = (f: FindingChange): string => [f.kind, f.subject, f.resource ?? '', f.selector ?? ''].join('\u0000');
+  findings.sort((x, y) => fOrder.indexOf(x.change) - fOrder.indexOf(y.change) || rank(y.severityAfter ?? y.severityBefore) - rank(x.severityAfter ?? x.severityBefore) || (about(x) < about(y) ? -1 : about(x) > about(y) ? 1 : 0));
 
-  const etcd = (r: SideReport): number => [...r.listGroups, ...(r.getGroups ?? [])].reduce((n, g) => n + g.servedFrom.etcd, 0);
-  const side = (r: SideReport, label: string, source: string, minutes: number): SideSummary => ({
+  // a cut report's groups hold only part of its etcd reads; its totals hold them all
+  const etcd = (r: SideReport, cut: Cut): number =>
+    (cut.list !== null || cut.get !== null) && r.totals.listFromEtcd !== undefined && r.totals.getFromEtcd !== undefined
+      ? r.totals.listFromEtcd + r.totals.getFromEtcd
+      : [...r.listGroups, ...(r.getGroups ?? [])].reduce((n, g) => n + g.servedFrom.etcd, 0);
+  const side = (r: SideReport, label: string, source: string, minutes: number, cut: Cut): SideSummary => {
+    const act = activeOf(r);
+    return {
     label,
     source,
     start: r.summary?.window?.start ?? r.totals.firstSeen,
@@ -301,20 +498,32 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
     minutes: r2(minutes),
     requests: r.totals.requests,
     requestsPerMinute: r2(r.totals.requests / minutes),
-    etcdPerMinute: r2(etcd(r) / minutes),
+    etcdPerMinute: r2(etcd(r, cut) / minutes),
     nodes: r.totals.clusterNodes,
     groupsCompared: r.listGroups.length + (r.getGroups ?? []).length,
-    groupsTotal: (r.listGroupsTotal ?? r.listGroups.length) + (r.getGroups ?? []).length,
-  });
-  const sb = side(before, labels.before, sources.before, mb);
-  const sa = side(after, labels.after, sources.after, ma);
+    groupsTotal: (r.listGroupsTotal ?? r.listGroups.length) + (r.getGroupsTotal ?? (r.getGroups ?? []).length),
+    activeMinutes: act === null ? null : r2((act.active * act.unitSeconds) / 60),
+    minutesTouched: act === null ? null : r2((act.touched * act.unitSeconds) / 60),
+    };
+  };
+  const sb = side(before, labels.before, sources.before, mb, cutB);
+  const sa = side(after, labels.after, sources.after, ma, cutA);
   const caveats: string[] = [];
   const unlike = (x: number, y: number): boolean => Math.max(x, y) > UNLIKE_FACTOR * Math.max(1, Math.min(x, y));
   if (unlike(sb.requestsPerMinute, sa.requestsPerMinute)) caveats.push(`the sides' traffic differs: ${sb.requestsPerMinute} requests a minute before, ${sa.requestsPerMinute} after; a quieter hour is not a fix, so compare the clients' own rates below`);
   if (unlike(sb.nodes, sa.nodes)) caveats.push(`the sides saw different clusters' sizes: ${sb.nodes} nodes before, ${sa.nodes} after; per-node clients (DaemonSets, kubelets) scale with them`);
   if (unlike(sb.minutes, sa.minutes)) caveats.push(`the sides cover ${sb.minutes} and ${sa.minutes} minutes: rates are per minute of each side's own window, but a restart or a storm may fall in one window only`);
-  for (const s of [sb, sa]) if (s.groupsCompared < s.groupsTotal) caveats.push(`the ${s.label} report holds ${s.groupsCompared} of its ${s.groupsTotal} groups (saved with --top): groups it left out are not compared; save reports with a larger --top, or diff the logs`);
-  const worse = groups.some((g) => g.change === 'worse' || g.change === 'new') || findings.some((f) => f.change === 'worse' || (f.change === 'appeared' && rank(f.severityAfter) >= rank('medium')));
+  for (const s of [sb, sa]) {
+    if (s.activeMinutes !== null && s.minutesTouched !== null && s.activeMinutes < s.minutesTouched) caveats.push(`the ${s.label} side had requests in ${s.activeMinutes} of the ${s.minutesTouched} minutes its window touches: its rates are per minute of the whole window, so its quiet minutes lower them`);
+  }
+  for (const [s, cut] of [[sb, cutB], [sa, cutA]] as const) {
+    if (cut.list === null && cut.get === null) continue;
+    const kept = [cut.list !== null ? `its top ${cut.list} list groups` : '', cut.get !== null ? `its top ${cut.get} get groups` : ''].filter((x) => x !== '').join(' and ');
+    const held = cut.presumed ? ` (it does not say how many get groups it saw, an older audit-scan's report: ${cut.get} are taken as its top)` : ` (${s.groupsCompared} of its ${s.groupsTotal} groups)`;
+    const unseen = groups.filter((g) => g.change === 'not compared' && (s === sb ? g.before === null : g.after === null)).length;
+    caveats.push(`the ${s.label} report was saved with --top and holds ${kept}${held}: ${unseen} group${unseen === 1 ? '' : 's'} of the other side ${unseen === 1 ? 'is' : 'are'} not in it, so not compared (neither new nor gone); save reports with a larger --top, or diff the logs`);
+  }
+  const worse = groups.some((g) => g.change === 'worse' || g.change === 'new') || findings.some((f) => f.worse);
   const xb = seriesOf(before);
   const xa = seriesOf(after);
   return {

@@ -78,6 +78,8 @@ export interface Finding {
   userAgent?: string;
   username?: string;
   resource?: string;
+  /** the selector shape of its group (client findings): with kind, client, user and resource, which group it is */
+  selector?: string;
   requests?: number;
   etcdRequests?: number;
   nodes?: number;

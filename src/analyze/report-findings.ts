@@ -199,6 +199,7 @@ export function buildFindings(
       userAgent: g.userAgent,
       username: g.username,
       resource: res,
+      selector: g.selector,
       requests: g.requests,
       etcdRequests: g.servedFrom.etcd,
       nodes: g.nodes,
@@ -216,6 +217,8 @@ export function buildFindings(
   for (const g of gets.slice(0, 5)) {
     if (g.servedFrom.etcd < 1000) continue;
     const client = clientName(g.userAgent, g.username);
+    // with its API group, as a list finding's: leases.coordination.k8s.io, not leases
+    const res = g.apiGroup.length > 0 ? `${g.resource}.${g.apiGroup}` : g.resource;
     const finding: Finding = {
       kind: 'get-from-etcd',
       severity: g.servedFrom.etcd >= report.totals.requests * 0.1 ? 'medium' : 'low',
@@ -224,7 +227,8 @@ export function buildFindings(
       client,
       userAgent: g.userAgent,
       username: g.username,
-      resource: g.resource,
+      resource: res,
+      selector: g.selector,
       requests: g.requests,
       etcdRequests: g.servedFrom.etcd,
       nodes: g.nodes,

@@ -70,6 +70,8 @@ export interface ScanReport {
   /** set when the group cap folded small groups away (--max-groups): their count and requests */
   groupsCapped: { foldedGroups: number; foldedRequests: Record<string, number>; maxCountError: number } | null;
   getGroups: GroupReport[];
+  /** get groups before --top (added within schemaVersion 1: a report of an older audit-scan lacks it) */
+  getGroupsTotal: number;
   etcdRanges: EtcdRangeReport[];
   topUserAgents: Array<{ userAgent: string; requests: number }>;
   findings: AnyFinding[];

@@ -230,6 +230,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
         ? { foldedGroups: state.groups.overflow.groups, foldedRequests: toObj(state.groups.overflow.requests), maxCountError: state.groups.overflow.maxFolded }
         : null,
     getGroups: gets.slice(0, o.top),
+    getGroupsTotal: gets.length,
     etcdRanges: etcdRanges.slice(0, o.top),
     topUserAgents: [...state.userAgents.entries()]
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))

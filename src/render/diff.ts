@@ -27,7 +27,8 @@ function groupCells(g: GroupChange): string[] {
     arrow(num(pick(g.before, 'objectsReadPerRequest')), num(pick(g.after, 'objectsReadPerRequest'))),
     arrow(num(pick(g.before, 'amplification')), num(pick(g.after, 'amplification'))),
     arrow(num(pick(g.before, 'p99Ms')), num(pick(g.after, 'p99Ms'))),
-    whatIf || '–',
+    // a group not compared says why where a what-if would be (it has none: it is on one side only)
+    whatIf || g.note || '–',
   ];
 }
 
@@ -44,6 +45,12 @@ function rows(d: DiffReport, top: number): GroupChange[] {
 function sideLine(s: DiffReport['before']): string {
   return `${s.label}: ${s.source}, ${s.start ?? '?'} – ${s.end ?? '?'} (${num(s.minutes)} min): ${num(s.requestsPerMinute)} requests/min, ${num(s.etcdPerMinute)} etcd reads/min, ${num(s.nodes)} nodes`;
 }
+
+/** What a finding is about, unescaped: its subject, and a client finding's resource and selector shape. */
+const aboutOf = (f: DiffReport['findings'][number]): string => [f.subject, f.resource ?? '', f.selector ?? ''].filter((x) => x !== '').join(' ');
+
+/** "40 → 0 etcd reads/min": what a finding's change is judged by; '' for a finding with no count. */
+const rates = (f: DiffReport['findings'][number]): string => (f.figure === null ? '' : `${arrow(num(f.perMinuteBefore), num(f.perMinuteAfter))} ${f.figure}/min`);
 
 /** "low → medium", from the two sides' severities as their reports wrote them (unescaped). */
 const severities = (f: DiffReport['findings'][number]): string => `${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'}`;
@@ -82,7 +89,7 @@ export function renderDiffText(d: DiffReport, top: number, width = 120): string 
   if (body.length > 0) out.push('', ...para('Groups, worst change first (rates per minute of each side’s window)'), drawTable(TEXT_COLS, body, width));
   if (d.findings.length > 0) {
     out.push('', 'Findings');
-    for (const f of d.findings) out.push(...para(`${f.change}: ${safeText(f.kind)} ${safeText(f.subject)} (${safeText(severities(f))})${f.summaryAfter !== null ? `: ${safeText(f.summaryAfter)}` : f.summaryBefore !== null ? `: was ${safeText(f.summaryBefore)}` : ''}`, '  ', '    '));
+    for (const f of d.findings) out.push(...para(`${f.change}: ${safeText(f.kind)} ${safeText(aboutOf(f))} (${rates(f) ? `${rates(f)}; ` : ''}${safeText(severities(f))})${f.summaryAfter !== null ? `: ${safeText(f.summaryAfter)}` : f.summaryBefore !== null ? `: was ${safeText(f.summaryBefore)}` : ''}`, '  ', '    '));
   }
   return out.join('\n') + '\n';
 }
@@ -97,8 +104,8 @@ export function renderDiffMarkdown(d: DiffReport, top: number): string {
     for (const g of body) out.push('| ' + groupCells(g).map(md).join(' | ') + ' |');
   }
   if (d.findings.length > 0) {
-    out.push('', '| finding | about | change | severity |', '| --- | --- | --- | --- |');
-    for (const f of d.findings) out.push(`| ${md(f.kind)} | ${md(f.subject || '–')} | ${f.change} | ${md(severities(f))} |`);
+    out.push('', '| finding | about | change | per minute | severity |', '| --- | --- | --- | ---: | --- |');
+    for (const f of d.findings) out.push(`| ${md(f.kind)} | ${md(aboutOf(f) || '–')} | ${f.change} | ${rates(f) || '–'} | ${md(severities(f))} |`);
   }
   return out.join('\n') + '\n';
 }
@@ -128,8 +135,8 @@ export function renderDiffHtml(d: DiffReport, top: number): string {
     `<p><strong>${h(verdict(d))}</strong></p>`,
     ...d.caveats.map((c) => `<p>Note: ${h(c)}</p>`),
     chart,
-    groups.length === 0 ? '' : `<h2>Groups</h2><table>${tr(GROUP_HEAD, 'th')}${groups.map((g) => tr(groupCells(g)).replace('<tr>', `<tr class="${g.change}">`)).join('')}</table>`,
-    d.findings.length === 0 ? '' : `<h2>Findings</h2><table>${tr(['finding', 'about', 'change', 'severity', 'after'], 'th')}${d.findings.map((f) => tr([f.kind, f.subject || '–', f.change, severities(f), f.summaryAfter ?? f.summaryBefore ?? ''])).join('')}</table>`,
+    groups.length === 0 ? '' : `<h2>Groups</h2><table>${tr(GROUP_HEAD, 'th')}${groups.map((g) => tr(groupCells(g)).replace('<tr>', `<tr class="${g.change.replace(' ', '-')}">`)).join('')}</table>`,
+    d.findings.length === 0 ? '' : `<h2>Findings</h2><table>${tr(['finding', 'about', 'change', 'per minute', 'severity', 'after'], 'th')}${d.findings.map((f) => tr([f.kind, aboutOf(f) || '–', f.change, rates(f) || '–', severities(f), f.summaryAfter ?? f.summaryBefore ?? ''])).join('')}</table>`,
     '</body></html>',
     '',
   ].join('\n');
