@@ -171,6 +171,23 @@ describe('audit-scan diff (issue 47 #1)', () => {
       expect(v.d.before.source).toBe(`${LOG} until 2026-11-30T12:10:50.000Z`);
     }, 30_000);
 
+    it('each side is read by the release that served it: v1.29.3 before the upgrade, v1.30.1 after, and says so', async () => {
+      // without --kube-version (which both sides would be read by): each side's release from the log
+      const r = await spawnCli(['diff', '-o', 'json', ...Y, '--split-at', 'apiserver-version', LOG]);
+      expect(r.code, r.stderr).toBe(0);
+      const d = JSON.parse(r.stdout);
+      expect([d.before.kubernetes, d.after.kubernetes]).toEqual(['1.29.3', '1.30.1']);
+      expect(d.caveats).toContain('the sides were read by different Kubernetes releases, 1.29.3 before and 1.30.1 after: the watch cache serves more with each release, so a group can move off etcd with the upgrade alone (docs/how-it-decides.md)');
+      // one scan of the whole log: the release at its last request, both releases listed, and the way to split
+      const whole = JSON.parse((await spawnCli(['-o', 'json', ...Y, LOG])).stdout);
+      expect(whole.kubernetes.version).toBe('1.30.1');
+      expect(whole.apiserverLog.inputs[0]).toMatchObject({ version: 'v1.30.1', versionsSeen: [{ version: 'v1.29.3', from: '2026-11-30T11:59:40.100Z' }, { version: 'v1.30.1', from: '2026-11-30T12:10:40.100Z' }] });
+      expect(whole.apiserverLog.limits).toContain(`${LOG} prints 2 releases (v1.29.3 from 2026-11-30T11:59:40.100Z, v1.30.1 from 2026-11-30T12:10:40.100Z): an upgrade or a rollback at a restart. Its requests are read by the rules of v1.30.1, the release at its last request; \`audit-scan diff --split-at apiserver-version ${LOG}\` compares the two sides`);
+      // --until before the second start: its requests were served by v1.29.3 (its lines are still read, for restarts)
+      const early = JSON.parse((await spawnCli(['-o', 'json', ...Y, '--until', '2026-11-30T12:10:50Z', LOG])).stdout);
+      expect([early.kubernetes.version, early.apiserverLog.inputs[0].version]).toEqual(['1.29.3', 'v1.29.3']);
+    }, 30_000);
+
     it('a flag changed at two restarts: the first, and says so', async () => {
       // a third start at 12:30:00 sets --goaway-chance="0.002", serving at 12:30:10, then one get
       const third = join(TMP, 'three-starts.log');

@@ -74,7 +74,7 @@ export function addInputStats(a: InputStats, b: InputStats): void {
   for (const m of b.metrics) if (a.metrics.length < MAX_METRIC_SAMPLES) a.metrics.push(m);
   a.fileTimeMs ??= b.fileTimeMs;
   if (b.apiserverLog !== undefined) {
-    if (a.apiserverLog === undefined) a.apiserverLog = { ...b.apiserverLog, cacher: new Map(b.apiserverLog.cacher), callers: new Map(b.apiserverLog.callers), versions: new Map(b.apiserverLog.versions) };
+    if (a.apiserverLog === undefined) a.apiserverLog = { ...b.apiserverLog, cacher: new Map(b.apiserverLog.cacher), callers: new Map(b.apiserverLog.callers), versions: new Map(b.apiserverLog.versions), versionFirstMs: new Map(b.apiserverLog.versionFirstMs) };
     else addApiserverLogStats(a.apiserverLog, b.apiserverLog);
   }
   for (const [k, n] of b.implausibleKinds) a.implausibleKinds.set(k, (a.implausibleKinds.get(k) ?? 0) + n);

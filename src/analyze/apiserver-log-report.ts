@@ -6,6 +6,7 @@ import type { InputStats } from '../aggregate/scan-state.js';
 import type { ApiserverLogStats } from '../decode/apiserver-log-reader.js';
 import { parseKubeVersion, compareKubeVersion, formatKubeVersion, type KubeVersion } from '../model/kube-version.js';
 import { formatCount } from '../model/count-format.js';
+import { formatTimestamp } from '../decode/time.js';
 
 /** The apiserver log's part of the report (ScanReport.apiserverLog), present when an input held one. */
 export interface ApiserverLogReport {
@@ -15,6 +16,9 @@ export interface ApiserverLogReport {
     /** the release the log shows: its Version line, else what its callers' line numbers say (a range) */
     version: string | null;
     versionSource: 'version line' | 'callers' | null;
+    /** when the log prints more than one release (an upgrade or a rollback at a restart): each, from its first
+     * Version line, oldest first; `version` is the one in force at the input's last request. Absent otherwise */
+    versionsSeen?: Array<{ version: string; from: string | null }>;
     /** "3": httplog lines, every request; "0-2": traces and timeouts only (slow requests); "0-1": no request line */
     verbosity: '>=3' | '0-2' | '2' | '0-1';
     /** requests by what showed them: httplog lines, traces alone, timeouts alone; traces joined to their httplog */
@@ -64,8 +68,15 @@ export function isApiserverLog(st: ApiserverLogStats): boolean {
   return st.httplog + st.httplogLegacy + st.traceBlocks + st.timeouts + st.starts > 0;
 }
 
-/** The version an input's log names: its Version line (the most printed), or null. */
-function versionLine(st: ApiserverLogStats): string | null {
+/** The version an input's log names: the last Version line printed at or before `atMs` (its last request: across
+ * an upgrade, the release that served it), else the most printed, or null. */
+function versionLine(st: ApiserverLogStats, atMs: number | null): string | null {
+  if (atMs !== null) {
+    let at: string | null = null;
+    let t = -Infinity;
+    for (const [v, first] of st.versionFirstMs) if (first <= atMs && first > t) [at, t] = [v, first];
+    if (at !== null) return at;
+  }
   let best: string | null = null;
   let n = 0;
   for (const [v, c] of st.versions) if (c > n || (c === n && best !== null && v > best)) [best, n] = [v, c];
@@ -88,13 +99,17 @@ function versionOfCallers(st: ApiserverLogStats): string | null {
   return lo === hi ? `1.${lo}` : `1.${lo}-1.${hi}`;
 }
 
+/** An input's last request the filters kept: its last line's time (restart rules read every line, --until or
+ * not), no later than the last kept request of all inputs (`keptLastMs`, null when unknown). */
+const lastOf = (i: InputStats, keptLastMs: number | null): number | null => (i.lastMs === null ? keptLastMs : keptLastMs === null ? i.lastMs : Math.min(i.lastMs, keptLastMs));
+
 /** The highest release any input's log names by its Version line, for the classifier; null when none does. */
-export function logKubeVersion(inputs: InputStats[]): { version: KubeVersion; text: string } | null {
+export function logKubeVersion(inputs: InputStats[], keptLastMs: number | null = null): { version: KubeVersion; text: string } | null {
   let best: { version: KubeVersion; text: string } | null = null;
   for (const i of inputs) {
     const st = i.apiserverLog;
     if (st === undefined) continue;
-    const v = versionLine(st);
+    const v = versionLine(st, lastOf(i, keptLastMs));
     const k = v === null ? null : parseKubeVersion(v);
     if (k !== null && (best === null || compareKubeVersion(k, best.version) > 0)) best = { version: k, text: v! };
   }
@@ -103,7 +118,7 @@ export function logKubeVersion(inputs: InputStats[]): { version: KubeVersion; te
 
 /** The report's apiserver-log part, or null when no input held the apiserver's log. `assumed` is the release the
  * classifier uses (1.31 moved traces to -v=2). */
-export function apiserverLogReport(inputs: InputStats[], assumed: KubeVersion, notInAudit: NotInAudit | null = null, besideAudit = false): ApiserverLogReport | null {
+export function apiserverLogReport(inputs: InputStats[], assumed: KubeVersion, notInAudit: NotInAudit | null = null, besideAudit = false, keptLastMs: number | null = null): ApiserverLogReport | null {
   const rows: ApiserverLogReport['inputs'] = [];
   let httplog = 0;
   let traces = 0;
@@ -112,7 +127,8 @@ export function apiserverLogReport(inputs: InputStats[], assumed: KubeVersion, n
     const st = i.apiserverLog;
     // an input with a stray klog line or two (an audit file a shipper mixed them into) is not an apiserver log
     if (st === undefined || !isApiserverLog(st)) continue;
-    const vl = versionLine(st);
+    const vl = versionLine(st, lastOf(i, keptLastMs));
+    const seen = [...st.versions.keys()].map((v) => ({ version: v, t: st.versionFirstMs.get(v) ?? null })).sort((x, y) => (x.t ?? Infinity) - (y.t ?? Infinity) || (x.version < y.version ? -1 : 1));
     const vc = vl === null ? versionOfCallers(st) : null;
     const lines = st.httplog + st.httplogLegacy;
     const minor = (vl === null ? null : parseKubeVersion(vl)) ?? assumed;
@@ -125,6 +141,7 @@ export function apiserverLogReport(inputs: InputStats[], assumed: KubeVersion, n
       format: st.jsonRecords === 0 ? 'text' : st.textLines === 0 ? 'json' : 'mixed',
       version: vl ?? vc,
       versionSource: vl !== null ? 'version line' : vc !== null ? 'callers' : null,
+      ...(seen.length > 1 ? { versionsSeen: seen.map(({ version, t }) => ({ version, from: formatTimestamp(t) })) } : {}),
       verbosity,
       requests: { httplog: lines, traceOnly: st.traceOnly, timeoutOnly: st.timeoutOnly, joined: st.joined },
       traceBlocks: st.traceBlocks,
@@ -140,6 +157,9 @@ export function apiserverLogReport(inputs: InputStats[], assumed: KubeVersion, n
     : ["the apiserver's log names no user: its list groups are keyed on user agent and APF flow schema, the user column says it is not in the log"];
   if (httplog > 0 && !besideAudit) limits.push('httplog gives no response size: objects returned are known only for requests slow enough to be traced ("Writing http response done" count)');
   if (traces + timeouts > 0) limits.push(`${formatCount(traces + timeouts)} requests are known only from traces and timeouts: a trace is written only for a slow request (a list over 500 ms), so counts from them are a lower bound, and a trace's URL has no query string (where it was served is known only when its storage trace shows etcd)`);
+  for (const r of rows)
+    if (r.versionsSeen !== undefined)
+      limits.push(`${r.name} prints ${r.versionsSeen.length} releases (${r.versionsSeen.map((v) => `${v.version} from ${v.from ?? 'an unknown time'}`).join(', ')}): an upgrade or a rollback at a restart. Its requests are read by the rules of ${r.version}, the release at its last request; \`audit-scan diff --split-at apiserver-version ${r.name}\` compares the two sides`);
   if (rows.some((r) => r.watchStarts > 0)) limits.push('this release (1.30.0-1.30.3) logs a watch when it starts (resp=0), not when it ends');
   const blind = rows.filter((r) => r.verbosity !== '>=3');
   const nextStep =
@@ -153,7 +173,7 @@ export function apiserverLogReport(inputs: InputStats[], assumed: KubeVersion, n
 /** The line the table's header gives the apiserver's log. */
 export function apiserverLogLine(r: ApiserverLogReport): string {
   const parts = r.inputs.map((i) => {
-    const v = i.version === null ? 'release not shown' : `${i.version.startsWith('v') ? i.version : `v${i.version}`} (${i.versionSource === 'version line' ? 'its Version line' : 'from its callers'})`;
+    const v = i.version === null ? 'release not shown' : `${i.version.startsWith('v') ? i.version : `v${i.version}`} (${i.versionSource === 'version line' ? 'its Version line' : 'from its callers'}${i.versionsSeen !== undefined ? `; ${i.versionsSeen.length} releases in the log` : ''})`;
     const reqs = i.requests.httplog + i.requests.traceOnly + i.requests.timeoutOnly;
     const how = i.verbosity === '>=3' ? 'httplog on' : i.verbosity === '0-1' ? 'no request lines' : 'traces only';
     const level = i.verbosity === '>=3' ? '-v=3 or more' : `-v=${i.verbosity}`;

@@ -22,6 +22,9 @@ export interface SideReport {
   findings: FindingJson[];
   summary: { window: { start: string | null; end: string | null; seconds: number } | null };
   timeline?: { bucketSeconds: number; series: Array<{ key: string; points: Array<[string, number]> }> };
+  /** the release its requests were read by, and where that came from (flag, metrics, the apiserver's log, user
+   * agents); absent in reports that do not carry it */
+  kubernetes?: { version: string | null; source?: string };
 }
 
 export interface GroupJson {
@@ -132,6 +135,8 @@ export interface SideSummary {
   /** the clock minutes of its window that held a request (of `minutesTouched`); null without a timeline */
   activeMinutes: number | null;
   minutesTouched: number | null;
+  /** the Kubernetes release its requests were read by (where each went: cache or etcd), or null */
+  kubernetes: string | null;
 }
 
 export interface DiffReport {
@@ -504,6 +509,7 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
     groupsTotal: (r.listGroupsTotal ?? r.listGroups.length) + (r.getGroupsTotal ?? (r.getGroups ?? []).length),
     activeMinutes: act === null ? null : r2((act.active * act.unitSeconds) / 60),
     minutesTouched: act === null ? null : r2((act.touched * act.unitSeconds) / 60),
+    kubernetes: typeof r.kubernetes?.version === 'string' ? r.kubernetes.version : null,
     };
   };
   const sb = side(before, labels.before, sources.before, mb, cutB);
@@ -512,6 +518,9 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
   const unlike = (x: number, y: number): boolean => Math.max(x, y) > UNLIKE_FACTOR * Math.max(1, Math.min(x, y));
   if (unlike(sb.requestsPerMinute, sa.requestsPerMinute)) caveats.push(`the sides' traffic differs: ${sb.requestsPerMinute} requests a minute before, ${sa.requestsPerMinute} after; a quieter hour is not a fix, so compare the clients' own rates below`);
   if (unlike(sb.nodes, sa.nodes)) caveats.push(`the sides saw different clusters' sizes: ${sb.nodes} nodes before, ${sa.nodes} after; per-node clients (DaemonSets, kubelets) scale with them`);
+  // an upgrade between the sides changes where the same request is served (1.31 serves consistent lists from the
+  // cache, 1.33 paginated ones): a group that moved off etcd with the release alone is not the fix's doing
+  if (sb.kubernetes !== null && sa.kubernetes !== null && sb.kubernetes !== sa.kubernetes) caveats.push(`the sides were read by different Kubernetes releases, ${sb.kubernetes} before and ${sa.kubernetes} after: the watch cache serves more with each release, so a group can move off etcd with the upgrade alone (docs/how-it-decides.md)`);
   if (unlike(sb.minutes, sa.minutes)) caveats.push(`the sides cover ${sb.minutes} and ${sa.minutes} minutes: rates are per minute of each side's own window, but a restart or a storm may fall in one window only`);
   for (const s of [sb, sa]) {
     if (s.activeMinutes !== null && s.minutesTouched !== null && s.activeMinutes < s.minutesTouched) caveats.push(`the ${s.label} side had requests in ${s.activeMinutes} of the ${s.minutesTouched} minutes its window touches: its rates are per minute of the whole window, so its quiet minutes lower them`);

@@ -102,7 +102,11 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   const dumps = metricDumps(state);
   const facts = dumps.length > 0 ? metricsFacts(dumps) : null;
   const fromMetrics = facts?.kubernetesVersion ? parseKubeVersion(facts.kubernetesVersion) : null;
-  const fromLog = logKubeVersion(state.inputs);
+  // the kept requests' last bucket: with --until, a side cut before an upgrade is read by the release before it
+  let keptLast = -Infinity;
+  for (const b of state.time.all.buckets.keys()) if (b > keptLast) keptLast = b;
+  const keptLastMs = Number.isFinite(keptLast) ? (keptLast + 1) * state.time.all.widthMs - 1 : null;
+  const fromLog = logKubeVersion(state.inputs, keptLastMs);
   const assumed: AssumedVersion =
     o.kubeVersion !== null
       ? { version: o.kubeVersion, source: 'flag', reason: 'from --kube-version' }
@@ -289,7 +293,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     filters: filtersReportOf(state),
     apiservers: apiservers.report,
     ...((): { apiserverLog?: ApiserverLogReport } => {
-      const al = apiserverLogReport(state.inputs, assumed.version, notInAudit, state.timeOptions.logAsEvidence === true);
+      const al = apiserverLogReport(state.inputs, assumed.version, notInAudit, state.timeOptions.logAsEvidence === true, keptLastMs);
       return al === null ? {} : { apiserverLog: al };
     })(),
   };

@@ -46,12 +46,14 @@ export interface ApiserverLogStats {
   other: number;
   /** the klog callers of httplog and trace lines ("httplog.go:132"): they tell the release apart */
   callers: Map<string, number>;
-  /** the versions the log prints at start */
+  /** the versions the log prints at start, and when each was first printed (ms): across an upgrade, the one in
+   * force at a time is the last printed before it */
   versions: Map<string, number>;
+  versionFirstMs: Map<string, number>;
 }
 
 export function newApiserverLogStats(): ApiserverLogStats {
-  return { textLines: 0, jsonRecords: 0, httplog: 0, httplogLegacy: 0, rejoined: 0, watchStarts: 0, traceBlocks: 0, traceLines: 0, traceCut: 0, traceOrphanLines: 0, requestTraces: 0, storageTraces: 0, timeouts: 0, joined: 0, traceOnly: 0, timeoutOnly: 0, starts: 0, cacher: new Map(), multiline: 0, other: 0, callers: new Map(), versions: new Map() };
+  return { textLines: 0, jsonRecords: 0, httplog: 0, httplogLegacy: 0, rejoined: 0, watchStarts: 0, traceBlocks: 0, traceLines: 0, traceCut: 0, traceOrphanLines: 0, requestTraces: 0, storageTraces: 0, timeouts: 0, joined: 0, traceOnly: 0, timeoutOnly: 0, starts: 0, cacher: new Map(), multiline: 0, other: 0, callers: new Map(), versions: new Map(), versionFirstMs: new Map() };
 }
 
 const bump = (m: Map<string, number>, k: string, n = 1): void => {
@@ -63,6 +65,7 @@ export function addApiserverLogStats(a: ApiserverLogStats, b: ApiserverLogStats)
   for (const k of Object.keys(b) as Array<keyof ApiserverLogStats>) {
     const v = b[k];
     if (typeof v === 'number') (a[k] as number) += v;
+    else if (k === 'versionFirstMs') for (const [x, t] of v) a.versionFirstMs.set(x, Math.min(t, a.versionFirstMs.get(x) ?? t));
     else for (const [x, n] of v as Map<string, number>) if ((a[k] as Map<string, number>).size < 64 || (a[k] as Map<string, number>).has(x)) bump(a[k] as Map<string, number>, x, n);
   }
 }
@@ -194,7 +197,10 @@ export class ApiserverLogReader {
     switch (n.kind) {
       case 'start':
         st.starts++;
-        if (n.version !== undefined && n.version.length > 0) bump(st.versions, n.version);
+        if (n.version !== undefined && n.version.length > 0) {
+          bump(st.versions, n.version);
+          if (tsMs !== null && !(tsMs >= (st.versionFirstMs.get(n.version) ?? Infinity))) st.versionFirstMs.set(n.version, tsMs);
+        }
         // one sign per start, on the line that says the apiserver is up (the version and flag dump come first)
         if (tsMs !== null && n.what === 'serving securely') this.sink.sign(tsMs, 'apiserver started (its log: "Serving securely")');
         return `apiserver ${n.what === 'flag' ? 'flags' : n.what}`;

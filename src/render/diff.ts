@@ -43,7 +43,7 @@ function rows(d: DiffReport, top: number): GroupChange[] {
 /** A side in one line, unescaped: its source, start and end come from the report or the command line, so each
  * medium escapes the whole line (safeText, md, h) before it is printed. */
 function sideLine(s: DiffReport['before']): string {
-  return `${s.label}: ${s.source}, ${s.start ?? '?'} – ${s.end ?? '?'} (${num(s.minutes)} min): ${num(s.requestsPerMinute)} requests/min, ${num(s.etcdPerMinute)} etcd reads/min, ${num(s.nodes)} nodes`;
+  return `${s.label}: ${s.source}, ${s.start ?? '?'} – ${s.end ?? '?'} (${num(s.minutes)} min): ${num(s.requestsPerMinute)} requests/min, ${num(s.etcdPerMinute)} etcd reads/min, ${num(s.nodes)} nodes${s.kubernetes !== null ? `, read as Kubernetes ${s.kubernetes}` : ''}`;
 }
 
 /** What a finding is about, unescaped: its subject, and a client finding's resource and selector shape. */
