@@ -221,6 +221,39 @@ describe('audit-scan diff (issue 47 #1)', () => {
     }, 60_000);
   });
 
+  it('the token wave flattened: judged by its peak TokenRequests a second, against the jitter what-if', async () => {
+    // both sides: a clock list every 10 s over 12:00:00–12:09:50 (60), and 300 pods' TokenRequests from 12:05:00.
+    // Before, 30 a second for 10 s (i × 1000/30 ms): one wave, peak 30/s. After, 1 a second for 300 s (the kubelet's
+    // jitter of min(10% TTL, 5 min)): one wave, peak 1/s. 30 → 1 is better; the other way round worse, exit 1.
+    const tokenLog = (name: string, stepMs: number): string => {
+      const t = (ms: number) => new Date(Date.parse('2026-11-30T12:00:00Z') + ms).toISOString().replace('Z', '000Z');
+      const lines: Array<[number, string]> = [];
+      for (let i = 0; i < 60; i++) lines.push([i * 10_000, auditLine({ auditID: `${name}-c${i}`, requestURI: '/api/v1/pods?resourceVersion=0', userAgent: 'clock/1.0', user: { username: 'clock' }, requestReceivedTimestamp: t(i * 10_000), stageTimestamp: t(i * 10_000) })]);
+      for (let i = 0; i < 300; i++) {
+        const ms = 300_000 + Math.floor(i * stepMs);
+        lines.push([ms, auditLine({ auditID: `${name}-t${i}`, verb: 'create', requestURI: '/api/v1/namespaces/shop/serviceaccounts/default/token', userAgent: 'kubelet/v1.30.2 (linux/amd64) kubernetes/3968350', user: { username: `system:node:node-${i % 20}` }, objectRef: { resource: 'serviceaccounts', namespace: 'shop', name: 'default', subresource: 'token', apiVersion: 'v1' }, responseStatus: { code: 201 }, requestReceivedTimestamp: t(ms), stageTimestamp: t(ms + 5) })]);
+      }
+      const path = join(TMP, name);
+      writeFileSync(path, lines.sort((x, y) => x[0] - y[0]).map(([, l]) => l).join('\n') + '\n');
+      return path;
+    };
+    const wave = tokenLog('token-wave.log', 1000 / 30);
+    const flat = tokenLog('token-flat.log', 1000);
+    const predicted = JSON.parse((await spawnCli(['-o', 'json', ...V, wave])).stdout).findings.find((f: any) => f.kind === 'token-refresh-storm').jitter;
+    expect(predicted.proposedSeconds).toBe(300);
+    const better = await diffJson([wave, flat]);
+    expect(better.code, better.stderr).toBe(0);
+    expect(better.d.findings.find((f: any) => f.kind === 'token-refresh-storm')).toMatchObject({
+      change: 'better', figure: 'peak TokenRequests/s', perMinuteBefore: 30, perMinuteAfter: 1, worse: false,
+      whatIf: { proposedJitterSeconds: 300, predictedPeakPerSecond: predicted.predictedPeakWithProposed, actualPeakPerSecond: 1 },
+    });
+    const text = await spawnCli(['diff', ...V, wave, flat]);
+    expect(text.stdout).toContain(`30 → 1 peak TokenRequests/s, a 300 s jitter predicted ${predicted.predictedPeakWithProposed}/s`);
+    const worse = await diffJson([flat, wave]);
+    expect(worse.code).toBe(1);
+    expect(worse.d.findings.find((f: any) => f.kind === 'token-refresh-storm')).toMatchObject({ change: 'worse', perMinuteBefore: 1, perMinuteAfter: 30, worse: true });
+  }, 30_000);
+
   it('saved reports and a DuckDB store are sides too, with the same answer as the logs', async () => {
     const saved = async (f: string, out: string) => {
       const r = await spawnCli(['-o', 'json', ...V, f]);

@@ -55,6 +55,9 @@ export interface FindingJson {
   requests?: number;
   etcdRequests?: number;
   whatIf?: { etcdRequests: { before: number; after: number } } | null;
+  /** a token-refresh-storm's waves and its jitter what-if */
+  waves?: Array<{ peakPerSecond: number }>;
+  jitter?: { proposedSeconds: number; predictedPeakWithProposed: number } | null;
   /** findings of a time (restarts, gaps, storms, waves): when; an audit-gap of several pauses lists them */
   start?: string;
   end?: string;
@@ -104,12 +107,17 @@ export interface FindingChange {
    * each side holds a part of it and its before and after say nothing of a fix */
   change: 'appeared' | 'went away' | 'worse' | 'better' | 'still' | 'cut by the split';
   /** what its change is judged by: its etcd reads (client findings) or requests (storms) a minute of each side's
-   * window; null for a finding with no such count (restarts, gaps, token waves, etcd's own slowness), whose change
+   * window (token storms: their peak a second); null for a finding with no such count (restarts, gaps, etcd's own slowness), whose change
    * on both sides is `still`. A side without a client finding counts its client's groups' etcd reads there (null
    * when that side's report was cut below them); without a storm, null */
-  figure: 'etcd reads' | 'requests' | null;
+  figure: 'etcd reads' | 'requests' | 'peak TokenRequests/s' | null;
+  /** per minute of each side's window; for 'peak TokenRequests/s' (a token-refresh-storm) the highest TokenRequests a
+   * second of its waves, a peak not a rate over the window: a side without the finding, its TokenRequests series' */
   perMinuteBefore: number | null;
   perMinuteAfter: number | null;
+  /** a token-refresh-storm before: the peak its jitter what-if predicted (min(10% TTL, 5 min) of kubelet jitter)
+   * against the after side's peak; else null */
+  whatIf: { proposedJitterSeconds: number; predictedPeakPerSecond: number; actualPeakPerSecond: number | null } | null;
   /** this finding got worse: its figure grew by CHANGE_FRACTION and by MIN_ETCD_PER_MINUTE a minute (a client
    * finding that appeared: against its groups on the before side); a finding with no figure, or a storm, that
    * appeared at medium severity or above. The exit status is then 1 */
@@ -241,11 +249,24 @@ function changeOf(b: GroupSide | null, a: GroupSide | null): Change {
   return rateChange(b.etcdPerMinute, a.etcdPerMinute);
 }
 
-/** A finding's count its change is judged by, and what it counts: etcd reads (client findings), else requests. */
-function figureOf(f: FindingJson): { n: number; figure: 'etcd reads' | 'requests' } | null {
-  if (typeof f.etcdRequests === 'number') return { n: f.etcdRequests, figure: 'etcd reads' };
-  if (typeof f.requests === 'number') return { n: f.requests, figure: 'requests' };
+/** A finding's count its change is judged by, and what it counts: etcd reads (client findings), the waves' peak
+ * (token-refresh-storm: the peak is what loads the apiserver, and what a jitter flattens), else requests.
+ * `perMinute`: divided by the side's minutes (a peak is not). */
+function figureOf(f: FindingJson): { n: number; figure: NonNullable<FindingChange['figure']>; perMinute: boolean } | null {
+  if (f.kind === 'token-refresh-storm' && Array.isArray(f.waves) && f.waves.length > 0) return { n: Math.max(...f.waves.map((w) => w.peakPerSecond)), figure: 'peak TokenRequests/s', perMinute: false };
+  if (typeof f.etcdRequests === 'number') return { n: f.etcdRequests, figure: 'etcd reads', perMinute: true };
+  if (typeof f.requests === 'number') return { n: f.requests, figure: 'requests', perMinute: true };
   return null;
+}
+
+/** A report's highest TokenRequests a second (its timeline's TokenRequests series), 0 when it has none, null
+ * without a timeline. */
+function tokenPeakOf(r: SideReport): number | null {
+  if (r.timeline === undefined) return null;
+  const s = r.timeline.series.find((x) => x.key === 'TokenRequests');
+  let peak = 0;
+  for (const [, n] of s?.points ?? []) if (n > peak) peak = n;
+  return r2(peak / r.timeline.bucketSeconds);
 }
 
 /** The subject a finding is about, in a word: its client, resource, apiserver or input. */
@@ -438,6 +459,7 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
       figure: null,
       perMinuteBefore: null,
       perMinuteAfter: null,
+      whatIf: null,
       worse: false,
       severityBefore: b?.severity ?? null,
       severityAfter: a?.severity ?? null,
@@ -455,8 +477,9 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
       const rateOf = (x: FindingJson | null, r: SideReport, cut: Cut, minutes: number): number | null => {
         if (x !== null) {
           const n = figureOf(x);
-          return n === null || n.figure !== fig!.figure ? null : r2(n.n / minutes);
+          return n === null || n.figure !== fig!.figure ? null : r2(n.perMinute ? n.n / minutes : n.n);
         }
+        if (fig!.figure === 'peak TokenRequests/s') return tokenPeakOf(r);
         if (f.client === undefined || fig!.figure !== 'etcd reads') return null;
         const n = groupEtcdOf(r, f, cut);
         return n === null ? null : r2(n / minutes);
@@ -476,6 +499,7 @@ export function diffReports(before: SideReport, after: SideReport, labels: { bef
         figure: fig?.figure ?? null,
         perMinuteBefore: rb,
         perMinuteAfter: ra,
+        whatIf: b?.jitter != null && fig?.figure === 'peak TokenRequests/s' ? { proposedJitterSeconds: b.jitter.proposedSeconds, predictedPeakPerSecond: b.jitter.predictedPeakWithProposed, actualPeakPerSecond: ra } : null,
         worse,
         severityBefore: b?.severity ?? null,
         severityAfter: a?.severity ?? null,

@@ -50,7 +50,8 @@ function sideLine(s: DiffReport['before']): string {
 const aboutOf = (f: DiffReport['findings'][number]): string => [f.subject, f.resource ?? '', f.selector ?? ''].filter((x) => x !== '').join(' ');
 
 /** "40 → 0 etcd reads/min": what a finding's change is judged by; '' for a finding with no count. */
-const rates = (f: DiffReport['findings'][number]): string => (f.figure === null ? '' : `${arrow(num(f.perMinuteBefore), num(f.perMinuteAfter))} ${f.figure}/min`);
+const rates = (f: DiffReport['findings'][number]): string =>
+  f.figure === null ? '' : `${arrow(num(f.perMinuteBefore), num(f.perMinuteAfter))} ${f.figure}${f.figure === 'peak TokenRequests/s' ? '' : '/min'}${f.whatIf !== null ? `, a ${num(f.whatIf.proposedJitterSeconds)} s jitter predicted ${num(f.whatIf.predictedPeakPerSecond)}/s` : ''}`;
 
 /** "low → medium", from the two sides' severities as their reports wrote them (unescaped). */
 const severities = (f: DiffReport['findings'][number]): string => `${f.severityBefore ?? '–'} → ${f.severityAfter ?? '–'}`;
