@@ -137,6 +137,36 @@ describe('audit-scan policy (issue 47 #2)', () => {
     expect(t.wastes()).toEqual([`heartbeats, health checks and event writes: ${share}% of the bytes`]);
   });
 
+  it.each([
+    // [the stages of a list and a get, whether the log hides their responses]
+    [['RequestReceived', 'RequestReceived'], true],
+    [['RequestReceived', 'ResponseComplete'], false],
+    [['ResponseComplete', 'ResponseComplete'], false],
+  ])('a log of only the RequestReceived stage hides every response: %j → %s', (stages, hidden) => {
+    const t = new PolicyTally();
+    stages.forEach((stage, i) => {
+      const o = JSON.parse(auditLine({ auditID: `s${i}`, stage, verb: i === 0 ? 'list' : 'get', requestURI: i === 0 ? '/api/v1/pods' : '/api/v1/namespaces/a/pods/p', objectRef: { resource: 'pods' } }));
+      t.add(100, o, normalizeAuditEvent(o, () => 'x').value!);
+    });
+    expect(t.hides().some((h) => h.startsWith('every response (the log has only the RequestReceived stage)'))).toBe(hidden);
+  });
+
+  it('the report says a log of only RequestReceived events hides every response, and points at this command', async () => {
+    // 10 pod lists and 10 gets, each only its RequestReceived stage (no responseStatus); then the same with a second,
+    // answered stage each: only the first says so
+    const ev = (i: number, stage: string) => ({ auditID: `r${i}`, stage, verb: i % 2 === 0 ? 'list' : 'get', requestURI: i % 2 === 0 ? '/api/v1/pods' : '/api/v1/namespaces/a/pods/p', objectRef: { resource: 'pods', namespace: i % 2 === 0 ? undefined : 'a', name: i % 2 === 0 ? undefined : 'p', apiVersion: 'v1' }, requestReceivedTimestamp: `2026-11-30T12:00:${String(i).padStart(2, '0')}.000000Z`, stageTimestamp: `2026-11-30T12:00:${String(i).padStart(2, '0')}.000000Z` });
+    const only = join(TMP, 'received-only.log');
+    writeFileSync(only, Array.from({ length: 20 }, (_, i) => { const o = JSON.parse(auditLine(ev(i, 'RequestReceived'))); delete o.responseStatus; return JSON.stringify(o); }).join('\n') + '\n');
+    const both = join(TMP, 'received-and-complete.log');
+    writeFileSync(both, readFileSync(only, 'utf8') + Array.from({ length: 20 }, (_, i) => auditLine(ev(i, 'ResponseComplete'))).join('\n') + '\n');
+    const says = "The logs' reads hold no response (only the RequestReceived stage)";
+    const a = JSON.parse((await spawnCli(['-o', 'json', '--kube-version', '1.29', only])).stdout);
+    expect(a.method.auditPolicy).toContain(says);
+    expect(a.method.auditPolicy).toContain('audit-scan policy LOGS prints a policy that keeps the stages after it');
+    const b = JSON.parse((await spawnCli(['-o', 'json', '--kube-version', '1.29', both])).stdout);
+    expect(b.method.auditPolicy ?? '').not.toContain(says);
+  }, 30_000);
+
   it('on a log: the figures in the YAML and on stderr, never a secret, exit 0; nothing to measure is exit 1', async () => {
     const r = await spawnCli(['policy', join(ROOT, 'fixtures/audit/canary-secrets.jsonl')]);
     expect(r.code, r.stderr).toBe(0);

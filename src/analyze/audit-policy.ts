@@ -143,6 +143,8 @@ export class PolicyTally {
     if (n('watch') === 0) out.push('every watch (the log has none): the watches that end at an apiserver restart, and watch-lists (client-go ≥ 0.35 lists that way), are not seen');
     if (n('get') === 0) out.push('every get (the log has none): gets without resourceVersion, quorum reads of etcd, are not seen');
     if (this.tokenRequests > 0 && (this.byLevel.get('Request') ?? 0) + (this.byLevel.get('RequestResponse') ?? 0) === 0) out.push('the TTL of TokenRequests (Metadata only: expirationSeconds is in the request body), so refresh waves are timed from the log alone');
+    const st = (k: string): number => this.byStage.get(k) ?? 0;
+    if (st('RequestReceived') === this.events) out.push('every response (the log has only the RequestReceived stage): no status codes, latencies or refused requests, so what was served and how slowly is not seen (omitStages: [RequestReceived] keeps the other stages instead)');
     if (this.listsWithBodies === 0 && n('list') > 0) out.push('the objects a list returned (no list at RequestResponse): they are estimated, not counted (pass --objects, or the etcd log)');
     return out;
   }

@@ -329,13 +329,16 @@ export interface Method {
 }
 
 /** The reads an audit log's policy dropped (none of a verb at all, and no filter chose the verbs), said once. */
-export function auditPolicyNote(byVerb: ReadonlyMap<string, number>, auditEvents: number, filtered: boolean): string | null {
+export function auditPolicyNote(byVerb: ReadonlyMap<string, number>, auditEvents: number, filtered: boolean, noResponses = false): string | null {
   if (auditEvents === 0 || filtered) return null;
   const none = ['list', 'watch', 'get'].filter((v) => (byVerb.get(v) ?? 0) === 0);
-  if (none.length === 0) return null;
+  // a policy of only the RequestReceived stage (omitStages of every other): no request says how it was answered
+  const stage = noResponses ? "The logs' reads hold no response (only the RequestReceived stage): no status codes or latencies, so refused and slow requests go unseen. audit-scan policy LOGS prints a policy that keeps the stages after it" : null;
+  if (none.length === 0) return stage;
   const plural: Record<string, string> = { list: 'lists', watch: 'watches', get: 'gets' };
   const shows: Record<string, string> = { list: 'list storms and the etcd reads of lists', watch: 'the watches that end at a restart and watch-lists', get: 'gets without resourceVersion' };
-  return `The logs hold no ${none.map((v) => plural[v]).join(' or ')}: if their audit policy drops them, these go unseen: ${none.map((v) => shows[v]).join('; ')}. audit-scan policy LOGS prints a policy that keeps them at Metadata`;
+  const verbs = `The logs hold no ${none.map((v) => plural[v]).join(' or ')}: if their audit policy drops them, these go unseen: ${none.map((v) => shows[v]).join('; ')}. audit-scan policy LOGS prints a policy that keeps them at Metadata`;
+  return stage === null ? verbs : `${verbs}. ${stage}`;
 }
 
 export function methodOf(lists: GroupReport[], kube: { version: string; reason: string }): Method {

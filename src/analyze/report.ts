@@ -298,7 +298,10 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
     })(),
   };
   if (apiservers.method !== '') report.method.apiservers = apiservers.method;
-  const policy = auditPolicyNote(state.counters.byVerb, state.inputs.reduce((n, i) => n + i.auditEvents, 0), report.filters !== null);
+  // every read group's requests without a status: none reached a stage after RequestReceived
+  const readGroups = [...lists, ...gets];
+  const noResponses = readGroups.length > 0 && readGroups.every((g) => Object.keys(g.codes).every((k) => k === 'none'));
+  const policy = auditPolicyNote(state.counters.byVerb, state.inputs.reduce((n, i) => n + i.auditEvents, 0), report.filters !== null, noResponses);
   if (policy !== null) report.method.auditPolicy = policy;
   if (report.metrics !== null) addMetricsMethod(report.method, report.metrics);
   addEtcdSamplingMethod(report.method, zapSampledSpans(state.etcd.zapSeconds));

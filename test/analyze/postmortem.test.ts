@@ -110,6 +110,9 @@ describe('the summary', () => {
     expect(auditPolicyNote(new Map([['list', 1], ['watch', 1], ['get', 1]]), 3, false)).toBeNull();
     expect(auditPolicyNote(new Map([['list', 5]]), 5, true)).toBeNull();
     expect(auditPolicyNote(new Map(), 0, false)).toBeNull();
+    const stageOnly = "The logs' reads hold no response (only the RequestReceived stage): no status codes or latencies, so refused and slow requests go unseen. audit-scan policy LOGS prints a policy that keeps the stages after it";
+    expect(auditPolicyNote(new Map([['list', 1], ['watch', 1], ['get', 1]]), 3, false, true)).toBe(stageOnly);
+    expect(auditPolicyNote(new Map([['list', 1], ['get', 1]]), 2, false, true)).toMatch(/^The logs hold no watches: .* keeps them at Metadata\. The logs' reads hold no response/);
     expect(auditPolicyNote(new Map([['create', 5]]), 5, false)).toBe('The logs hold no lists or watches or gets: if their audit policy drops them, these go unseen: list storms and the etcd reads of lists; the watches that end at a restart and watch-lists; gets without resourceVersion. audit-scan policy LOGS prints a policy that keeps them at Metadata');
   });
 
