@@ -247,21 +247,8 @@ export class ApiserverLogReader {
     return this.open.size > 0 || this.waiting.length > 0 || this.inValue || this.unfinished !== null;
   }
 
-  /** An httplog line the engine read while the reader is not busy: what message() does for it but its record. */
-  engineLine(caller: string, tsMs: number, watchStart: boolean): void {
-    this.midBlock = false;
-    this.unfinished = null;
-    if (tsMs > this.latestMs) {
-      this.latestMs = tsMs;
-      this.expire(tsMs);
-    }
-    const st = this.sink.stats();
-    st.httplog++;
-    bump(st.callers, callerBase(caller));
-    if (watchStart) st.watchStarts++;
-  }
-
-  /** engineLine() for a run of `lines` httplog lines of one caller while the reader holds nothing. */
+  /** `lines` httplog lines of one caller the engine read while the reader holds nothing (not busy: nothing waits,
+   * so no trace or timeout expires at their times): what message() does for them but their records. */
   engineRun(caller: string, lines: number, watchStarts: number, latestMs: number): void {
     this.midBlock = false;
     this.unfinished = null;

@@ -214,8 +214,7 @@ export class LineDecoder {
 
   /** What readText() and the reader count of an httplog line the engine read (its request follows). */
   engineHttplog(caller: string, tsMs: number, watchStart: boolean): void {
-    (this.sink.counts().apiserverLog ??= newApiserverLogStats()).textLines++;
-    this.apiserverReader().engineLine(caller, tsMs, watchStart);
+    this.engineHttplogRun(caller, 1, watchStart ? 1 : 0, tsMs);
   }
 
   /** engineHttplog() for `lines` httplog lines of one caller the engine's module admitted in a run (no line of

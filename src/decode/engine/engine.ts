@@ -9,11 +9,13 @@
  * Loading: the SIMD build, else the scalar build (same source), else none (the caller reads every line in
  * JavaScript and says so on stderr). `--engine js` or AUDIT_SCAN_ENGINE=js skips it. */
 
-import { readFileSync } from 'node:fs';
-import { getAsset, isSea } from 'node:sea';
 import type { AuditEvent, Stage } from '../../model/audit-event.js';
 import type { ListQuery } from '../../model/request-uri.js';
 import { EMPTY_TAIL, keyCapacity, writeKey, type IdTail } from '../id-keys.js';
+import { moduleOf, compileError, noteInstantiateError, type Exports } from './module.js';
+import { MARK_COUNT, type Slot, type SlotTables } from './slot-batch.js';
+
+export * from './slot-batch.js';
 
 /** Bytes handed to the engine per call. */
 const IN_CAP = 1 << 20;
@@ -67,48 +69,6 @@ const O_STAGE_T = 136;
 const O_REMAINING = 144;
 const STAGES: Stage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
 
-interface Exports {
-  memory: WebAssembly.Memory;
-  REC_BYTES: WebAssembly.Global;
-  SLOT_BYTES: WebAssembly.Global;
-  init(inCap: number, maxStrings: number, maxInternLen: number): number;
-  outPtr(): number;
-  scratchPtr(): number;
-  newsPtr(): number;
-  newsLen(): number;
-  lineCount(): number;
-  scan(len: number, maxLine: number, declineFirst: number): number;
-  setKlogClock(nowMs: number, nowYear: number, year: number): void;
-  slotsSetup(maxSlots: number, pairCap: number, sampleCap: number, latN: number, bucketMs: number, clientMs: number): number;
-  slotsFingerprint(on: number): void;
-  fpHash(p: number, n: number): void;
-  fpHash1(): number;
-  fpHash2(): number;
-  slotsReset(): void;
-  slotsPtr(): number;
-  slotsLen(): number;
-  clientsPtr(): number;
-  clientsLen(): number;
-  pairsPtr(): number;
-  samplesPtr(): number;
-  pairsCompact(): number;
-  countRecords(out: number, n: number, recBytes: number, scratch: number, from: number): number;
-  dedupOpen(recentCap: number): number;
-  dedupClose(s: number): void;
-  dedupAdmit(s: number, p: number, n: number, terminal: number): number;
-  dedupForget(s: number, p: number, n: number): void;
-  dedupTail(s: number): number;
-  dedupTailPtr(): number;
-  dedupKey(n: number): number;
-  dedupLive(): number;
-  classifyAt(r: number): number;
-  admitFast(out: number, from: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number, room: number, logOk: number): number;
-  fastVerdictOf(): number;
-  fastDupsOf(): number;
-  fastOpensPtr(): number;
-  fastOpensLen(): number;
-}
-
 /** The module's auditID dedup verdicts (assembly/dedup.ts V_*). */
 export const DEDUP_DROP = 0;
 /** a final stage, counted now */
@@ -121,41 +81,6 @@ export const DEDUP_HOLD = 3;
 /** What loading found: the engine, or why there is none. */
 export type EngineLoad = { engine: LineEngine; variant: 'simd' | 'scalar' } | { engine: null; reason: string };
 
-/** Each build's compiled module (undefined: not compiled yet), and the first reason one could not be had. */
-const compiled: { simd?: WebAssembly.Module | null; scalar?: WebAssembly.Module | null; error: string | null } = { error: null };
-
-/** The module of one build, compiled on first use: the scalar one only where the SIMD one cannot be compiled or
- * instantiated (compiling it at every start, unused, took 1-2 ms of each thread's). */
-function moduleOf(k: 'simd' | 'scalar'): WebAssembly.Module | null {
-  const have = compiled[k];
-  if (have !== undefined) return have;
-  const file = k === 'simd' ? 'engine-simd.wasm' : 'engine.wasm';
-  let mod: WebAssembly.Module | null = null;
-  // The single-file binary carries the modules as assets of its own (scripts/build-binary.mjs): no file to read.
-  if (isSea()) {
-    try {
-      mod = new WebAssembly.Module(getAsset(file));
-    } catch (err) {
-      compiled.error ??= `${file} (asset): ${(err as Error).message}`;
-    }
-  } else {
-    // next to this module (dist/decode/engine/); from a bundle in dist/cli/ or dist/parallel/ (scripts/bundle.mjs);
-    // or, when running from the sources (the tests), in dist/decode/engine/
-    for (const url of [new URL(`./${file}`, import.meta.url), new URL(`../decode/engine/${file}`, import.meta.url), new URL(`../../../dist/decode/engine/${file}`, import.meta.url)]) {
-      try {
-        mod = new WebAssembly.Module(readFileSync(url));
-        break;
-      } catch (err) {
-        compiled.error ??= `${file}: ${(err as Error).message}`;
-      }
-    }
-  }
-  // (a path tried before the one that held the file is no reason)
-  if (mod !== null) compiled.error = null;
-  compiled[k] = mod;
-  return mod;
-}
-
 /** Instantiates the engine (one per thread: it holds the thread's string table). */
 export function loadEngine(): EngineLoad {
   for (const variant of ['simd', 'scalar'] as const) {
@@ -165,10 +90,10 @@ export function loadEngine(): EngineLoad {
       const inst = new WebAssembly.Instance(mod, {});
       return { engine: new LineEngine(inst.exports as unknown as Exports), variant };
     } catch (err) {
-      compiled.error ??= `${variant}: ${(err as Error).message}`;
+      noteInstantiateError(`${variant}: ${(err as Error).message}`);
     }
   }
-  return { engine: null, reason: compiled.error ?? 'no engine module' };
+  return { engine: null, reason: compileError() ?? 'no engine module' };
 }
 
 /** One line as the engine saw it; valid during the readLines() callback only. */
@@ -193,79 +118,6 @@ export interface EngineLine {
 
 /** fastOpenAt()'s nothing: a held request the same run completed (assembly/engine.ts OPEN_NONE). */
 export const OPEN_NONE = -0x80000000;
-
-/** Mark bits the host sets on a line's record for the aggregator (slots.ts M_*). */
-export const MARK_COUNT = 1;
-export const MARK_READ = 2;
-export const MARK_LISTING = 4;
-export const MARK_WATCH_END = 8;
-
-/** One slot of the aggregator (slots.ts): a request key of the engine's strings and what its requests added. */
-export interface Slot {
-  /** MARK_READ | MARK_LISTING | MARK_WATCH_END of its requests */
-  bits: number;
-  verb: string;
-  userAgent: string;
-  username: string;
-  nodeName: string | null;
-  resource: string;
-  apiGroup: string;
-  namespace: string;
-  fieldSelector: string | null;
-  labelSelector: string | null;
-  /** the engine's ids of the two selectors, or -1 (ScanState's selector memo key) */
-  fieldSelectorId: number;
-  labelSelectorId: number;
-  /** 0 absent or empty, 1 "0", 2 another value */
-  rvClass: number;
-  resourceVersionMatch: string | null;
-  limited: boolean;
-  continueToken: boolean;
-  watch: boolean;
-  sendInitialEvents: boolean;
-  code: number | null;
-  /** the requests are the apiserver log's httplog lines (read slots only): their flow schema keys the group, and
-   * the group learns their priority level (empty: none) and, from the slot's PAIR_SRCIP pairs, source addresses */
-  log: boolean;
-  flowSchema: string;
-  priorityLevel: string;
-  requests: number;
-  firstMs: number;
-  lastMs: number;
-  returnedN: number;
-  returnedSum: number;
-  returnedMax: number;
-  /** the most objects a complete list of it returned (returned + remaining), -1: none */
-  fullList: number;
-  latencyN: number;
-  latencyMin: number;
-  latencyMax: number;
-  sampleMs: number;
-  sampleUri: string;
-  client: number;
-}
-
-/** Per-bucket counts of the aggregator's pairs (slots.ts P_*): id (0, a client, a slot), kind, key, count. */
-export const PAIR_ALL = 0;
-export const PAIR_LISTS = 1;
-export const PAIR_WATCH_END = 2;
-export const PAIR_CLIENT = 3;
-export const PAIR_CLIENT_LISTS = 4;
-export const PAIR_READ = 5;
-export const PAIR_LATENCY = 6;
-/** the copy fingerprint's cells, per second: requests, and the sums of the IDs' two hashes */
-export const PAIR_FP_N = 7;
-export const PAIR_FP_H1 = 8;
-export const PAIR_FP_H2 = 9;
-/** an httplog read slot's source address: key = the address's string id */
-export const PAIR_SRCIP = 10;
-
-export interface SlotTables {
-  slots: Slot[];
-  /** client id → [user agent, user] */
-  clients: Array<[string, string]>;
-  pairs: { n: number; id: Uint32Array; kind: Uint32Array; key: Float64Array; count: Uint32Array };
-}
 
 /** Slot layout (slots.ts S_*). */
 const S = { COUNT: 72, RET_N: 76, FIRST: 80, LAST: 88, RET_SUM: 96, RET_MAX: 104, FULL: 112, LAT_N: 120, CLIENT: 124, LAT_MIN: 128, LAT_MAX: 136, SAMPLE_MS: 144, SAMPLE_P: 152, SAMPLE_L: 156 } as const;
