@@ -56,17 +56,23 @@ describe('range-cut: claims and cuts', () => {
 describe('range-cut: a worker claims while this thread cuts', () => {
   // Many small ranges, each read by the worker a few bytes a claim; this thread waits until the worker has claimed
   // part of one and then cuts it just past the claim, where the two race. Every byte of each range must be read
-  // by one side, once: the part before the cut by the worker, the part after by this thread.
+  // by one side, once: the part before the cut by the worker, the part after by this thread. Each round starts when
+  // this thread says so (go[r]), so that the two race in every round whatever else the cores run: without it a
+  // loaded machine let the worker read whole rounds before this thread looked, and too few cuts were taken.
   it('every byte is claimed by one side, once', async () => {
     const ROUNDS = 3000;
     const LEN = 400;
     const cuts = Array.from({ length: ROUNDS }, () => newRangeCut(0, LEN, true));
+    const go = new Int32Array(new SharedArrayBuffer(ROUNDS * 4));
     const url = pathToFileURL(join(ROOT, 'dist/parallel/range-cut.js')).href;
     const src = `
       const { parentPort, workerData } = require('node:worker_threads');
       import(${JSON.stringify(url)}).then(({ claim, close }) => {
         const out = [];
-        for (const c of workerData) {
+        const { cuts, go } = workerData;
+        for (let r = 0; r < cuts.length; r++) {
+          const c = cuts[r];
+          Atomics.wait(go, r, 0);
           let at = 0, k = 0;
           for (;;) {
             const to = claim(c, at, 1 + (k++ % 3));
@@ -77,7 +83,7 @@ describe('range-cut: a worker claims while this thread cuts', () => {
         }
         parentPort.postMessage(out);
       });`;
-    const w = new Worker(src, { eval: true, workerData: cuts });
+    const w = new Worker(src, { eval: true, workerData: { cuts, go } });
     const done = new Promise<number[]>((res, rej) => {
       w.once('message', res);
       w.once('error', rej);
@@ -85,6 +91,8 @@ describe('range-cut: a worker claims while this thread cuts', () => {
     const mine: Array<number | null> = [];
     for (let r = 0; r < ROUNDS; r++) {
       const c = cuts[r]!;
+      Atomics.store(go, r, 1);
+      Atomics.notify(go, r);
       let taken: number | null = null;
       for (let spins = 0; spins < 1e6; spins++) {
         const { claimed, end } = claimedAndEnd(c);
