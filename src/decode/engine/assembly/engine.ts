@@ -1973,6 +1973,32 @@ function httplogKey(p: usize, n: u32): i32 {
   return H_OTHER;
 }
 
+/** In a plain line (plainAscii): the offset of the first '=', ' ' or '"' in [p, p+n), or n: where a key ends. */
+@inline function findKeyEnd(p: usize, n: u32): u32 {
+  let i: u32 = 0;
+  if (ASC_FEATURE_SIMD) {
+    const eq = i8x16.splat(0x3d);
+    const sp = i8x16.splat(0x20);
+    const qt = i8x16.splat(0x22);
+    while (i + 16 <= n) {
+      const v = v128.load(p + i);
+      const bits = i8x16.bitmask(v128.or(v128.or(i8x16.eq(v, eq), i8x16.eq(v, sp)), i8x16.eq(v, qt)));
+      if (bits != 0) return i + <u32>ctz(bits);
+      i += 16;
+    }
+    if (i < n && p + i + 16 <= (<usize>memory.size()) << 16) {
+      const v = v128.load(p + i);
+      const bits = i8x16.bitmask(v128.or(v128.or(i8x16.eq(v, eq), i8x16.eq(v, sp)), i8x16.eq(v, qt))) & ((1 << (n - i)) - 1);
+      return bits != 0 ? i + <u32>ctz(bits) : n;
+    }
+  }
+  for (; i < n; i++) {
+    const c = load<u8>(p + i);
+    if (c == 0x3d || c == 0x20 || c == 0x22) return i;
+  }
+  return n;
+}
+
 /** Whether [p, p+n) holds a byte below 0x20, above 0x7e, or a backslash: a line without one is read quote to quote. */
 function plainAscii(p: usize, n: u32): bool {
   let i: u32 = 0;
@@ -2082,11 +2108,13 @@ function readHttplog(): bool {
     if (load<u8>(q) != 0x20) return false;
     q++;
     const k0 = q;
-    while (q < e) {
-      const c = load<u8>(q);
-      if (c == 0x3d || c <= 0x20 || c >= 0x7f || c == 0x22) break;
-      q++;
-    }
+    if (plain) q += <usize>findKeyEnd(q, <u32>(e - q));
+    else
+      while (q < e) {
+        const c = load<u8>(q);
+        if (c == 0x3d || c <= 0x20 || c >= 0x7f || c == 0x22) break;
+        q++;
+      }
     if (q >= e || load<u8>(q) != 0x3d || q == k0) return false;
     const key = httplogKey(k0, <u32>(q - k0));
     if (key == H_DECLINE) return false;
@@ -2122,7 +2150,7 @@ function readHttplog(): bool {
     } else {
       if (q < e && load<u8>(q) == 0x3c && q + 1 == e) return false; // `key=<`: a value of several lines follows
       if (plain) {
-        while (q < e && load<u8>(q) != 0x20) q++;
+        q += <usize>findByte(q, <u32>(e - q), 0x20);
       } else {
         while (q < e && load<u8>(q) != 0x20) {
           const c = load<u8>(q);
