@@ -1,0 +1,163 @@
+/*! What the aggregator counts (classify) and the lines this module admits on its own (admitFast): dedup,
+ * plausible times, held earlier stages, the counted records handed to slots.ts. */
+
+import { V_DROP, V_HOLD, V_NEW, V_WAS_PENDING, dedupAdmit, lastHoldNew, lastHoldRun, lastHoldSlot, setLastHold } from './dedup';
+import { O_APF_WAIT } from './httplog';
+import { bytesEqual, grow, hashBytes } from './mem';
+import { ID_CREATE, ID_EMPTY, ID_GET, ID_KUBE_SYSTEM, ID_LEASES, ID_LIST, ID_NODES, ID_SERVICEACCOUNTS, ID_TOKEN, ID_WATCH, OUT_CAP, O_RECEIVED, O_STAGE_T, REC_BYTES, R_CODE, R_FLAGS, R_ID_L, R_ID_P, R_NAME_L, R_NAME_P, R_NS, R_RESOURCE, R_STAGE, R_STATUS, R_SUB, R_VERB, SCRATCH } from './setup';
+import { R_MARK, fingerprintOn, latencyMax } from './slots';
+
+// ---- the requests the aggregator counts (ScanState.countEngine) and the lines it admits here -----------------
+
+/** How the aggregator (slots.ts) counts the final-stage request whose record is at r: its mark bits (slots.ts M_*:
+ * 1 counted, 2 a plain read, 4 a listing, 8 a watch's end), or 0 when the host counts it as an event (countRequest):
+ * no objectRef resource (the URI names it), a node read by name (a cluster fact), a TokenRequest (its account), a
+ * latency past the last latency edge. */
+export function classify(r: usize): i32 {
+  // the copy fingerprint hashes an ID's UTF-16 code units: the module hashes ASCII IDs only (the same numbers)
+  if (fingerprintOn() && !asciiId(r)) return 0;
+  const verb = load<i32>(r + (<usize>R_VERB << 2));
+  const res = load<i32>(r + (<usize>R_RESOURCE << 2));
+  const sub = load<i32>(r + (<usize>R_SUB << 2));
+  const isRead = verb == ID_LIST || verb == ID_GET || verb == ID_WATCH;
+  if (res < 0 || res == ID_EMPTY) return 0;
+  if (isRead && res == ID_NODES && load<i32>(r + (<usize>R_NAME_P << 2)) >= 0 && load<i32>(r + (<usize>R_NAME_L << 2)) > 0) return 0;
+  if (verb == ID_CREATE && sub == ID_TOKEN && res == ID_SERVICEACCOUNTS) return 0;
+  if (load<f64>(r, O_STAGE_T) - load<f64>(r, O_RECEIVED) >= latencyMax()) return 0;
+  const code = load<i32>(r + (<usize>R_CODE << 2));
+  const sie = (load<i32>(r + (<usize>R_FLAGS << 2)) & 4) != 0;
+  const listing = verb == ID_LIST || (verb == ID_WATCH && sie && code != 400 && code != 422);
+  // a watch answered with an error (a refused watch-list's 422, a 429) never streamed: no watch ended (scan-state.ts)
+  return 1 | (isRead && (sub < 0 || sub == ID_EMPTY) ? 2 : 0) | (listing ? 4 : 0) | (verb == ID_WATCH && code < 400 ? 8 : 0);
+}
+
+/** true when the record's auditID is ASCII, or absent. */
+export function asciiId(r: usize): bool {
+  const p = load<i32>(r + (<usize>R_ID_P << 2));
+  if (p < 0) return true;
+  const a = SCRATCH + <usize>p;
+  const n = <usize>load<i32>(r + (<usize>R_ID_L << 2));
+  for (let i: usize = 0; i < n; i++) if (load<u8>(a + i) >= 0x80) return false;
+  return true;
+}
+
+export function classifyAt(r: usize): i32 {
+  return classify(r);
+}
+
+export let fastVerdict: i32 = -1;
+export let fastDups: u32 = 0;
+export let OPENS: usize = 0; // admitFast: what changed in the requests the host holds open, in record order
+export let openCount: u32 = 0;
+export let runSeq: u32 = 0; // admitFast's calls, numbered from 1 (dedup.ts keeps, per open request, the run that listed it)
+export const OPEN_NONE: i32 = i32.MIN_VALUE;
+
+/** What admitFast() changed in the open requests the host holds (ScanState's pending), in record order, at
+ * fastOpensPtr(), fastOpensLen() of them, an i32 each: a record index r, a final event that completed an open
+ * request (the host drops the held one); ~r, an earlier stage the host holds (its event, under its auditID);
+ * i32.MIN_VALUE, nothing. A request held and completed in one run is not the host's business: its hold is
+ * struck out (nothing) and its completion not listed. Holding it would put it last in the host's open requests,
+ * and dropping it take it out again, with no eviction between (a run holds no more than there is room for): the
+ * other open requests keep their order. A hold listed again in the run (a later earlier stage: the host moves it
+ * last) strikes out the one before. */
+export function fastOpensPtr(): usize {
+  return OPENS;
+}
+export function fastOpensLen(): u32 {
+  return openCount;
+}
+
+/** The dedup verdict (dedup.ts V_*) of the record admitFast() stopped at, or -1 when it stopped before its dedup. */
+export function fastVerdictOf(): i32 {
+  return fastVerdict;
+}
+/** Copies of final events admitFast() dropped in the records it admitted. */
+export function fastDupsOf(): u32 {
+  return fastDups;
+}
+
+/** Admits the records [from, n) at `out`, as ScanState.addEngineLine does, for as long as nothing needs the host:
+ * an event with an auditID, both times plausible ([earliest, latest]), not an apiserver identity lease, goes
+ * through the segment's dedup (`state`). A final event counted now and outside the segment's head is marked for
+ * the aggregator (classify); an earlier stage is held open (listed for the host, at most `room` of them: the host's
+ * pending requests are not to pass their cap in a run, where it would count the oldest); a copy is dropped.
+ * Returns the first record it did not finish: declined, a time, an ID or a lease the host reads, the (room + 1)th
+ * earlier stage, or (fastVerdictOf() then gives the dedup's verdict) a request that may be in the head (received
+ * by `began` + slack: the host decides), one the host counts itself. A final event that completes an open request
+ * the host holds is admitted too, and listed (fastOpensPtr) for the host to drop the held one.
+ * The host then does, for each admitted record in order, what does not depend on its verdict (counts, timing).
+ * beforeMs, startMs: ScanState's (NaN: none); before the segment's first event (startMs NaN) it admits nothing. */
+export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f64, startMs: f64, slack: f64, earliest: f64, latest: f64, room: u32, logOk: u32): u32 {
+  fastVerdict = -1;
+  fastDups = 0;
+  openCount = 0;
+  runSeq++;
+  if (OPENS == 0) OPENS = grow(<usize>OUT_CAP << 2);
+  // the segment's first event is the host's: timeOf() sets when the segment began from it
+  if (isNaN(startMs)) return from;
+  const began = isNaN(beforeMs) ? startMs : max(startMs, beforeMs);
+  let held: u32 = 0;
+  for (let i = from; i < n; i++) {
+    const r = out + (<usize>i) * REC_BYTES;
+    // an httplog line (status 2) when the host says none may complete what it holds (logOk), without an APF wait
+    const status = load<i32>(r + (<usize>R_STATUS << 2));
+    const log = status == 2;
+    if ((status != 1 && !(log && logOk != 0)) || load<i32>(r + (<usize>R_CODE << 2)) == 429) return i;
+    if (log && !isNaN(load<f64>(r, O_APF_WAIT))) return i;
+    const recv = load<f64>(r, O_RECEIVED);
+    const st = load<f64>(r, O_STAGE_T);
+    // (a NaN fails every comparison: it is not admitted)
+    if (!(recv >= earliest && recv <= latest && st >= earliest && st <= latest)) return i;
+    if (load<i32>(r + (<usize>R_RESOURCE << 2)) == ID_LEASES && load<i32>(r + (<usize>R_NS << 2)) == ID_KUBE_SYSTEM) return i;
+    const idp = load<i32>(r + (<usize>R_ID_P << 2));
+    if (idp < 0) return i;
+    const idAt = SCRATCH + <usize>idp;
+    const idLen = <u32>load<i32>(r + (<usize>R_ID_L << 2));
+    if (load<i32>(r + (<usize>R_STAGE << 2)) < 2) {
+      // an earlier stage: held open (V_HOLD), or dropped when its final stage came first (V_DROP)
+      if (held >= room) return i;
+      if (dedupAdmit(state, idAt, idLen, false) == V_HOLD) {
+        // A new open request, or one this run listed already (its place struck out), is remembered at this place;
+        // one held before this run (by the host, or an earlier run) is listed and no more: the host holds it.
+        const again = lastHoldRun() == runSeq; // (a new entry's run is 0)
+        if (again) store<i32>(OPENS + (<usize>lastHoldSlot() << 2), OPEN_NONE);
+        if (again || lastHoldNew()) setLastHold(runSeq, openCount);
+        store<i32>(OPENS + (<usize>(openCount++) << 2), ~(<i32>i));
+        held++;
+      }
+      continue;
+    }
+    const v = dedupAdmit(state, idAt, idLen, true);
+    if (v == V_DROP) {
+      fastDups++;
+      continue;
+    }
+    // (the apiserver log's request is judged by when its line was written, as ScanState.addAuditEvent judges it;
+    // one that completes an open request may take what a trace of it said: the host's)
+    if ((v != V_NEW && v != V_WAS_PENDING) || (log ? st : recv) <= began + slack || (log && v == V_WAS_PENDING)) {
+      fastVerdict = <i32>v;
+      return i;
+    }
+    const bits = classify(r);
+    if (bits == 0) {
+      fastVerdict = <i32>v;
+      return i;
+    }
+    store<i32>(r + (<usize>R_MARK << 2), bits);
+    if (v == V_WAS_PENDING) {
+      // held in this run: its hold struck out, nothing for the host; held before: the host drops it
+      if (lastHoldRun() == runSeq) store<i32>(OPENS + (<usize>lastHoldSlot() << 2), OPEN_NONE);
+      else store<i32>(OPENS + (<usize>(openCount++) << 2), <i32>i);
+    }
+  }
+  return n;
+}
+
+// Tests only (test/engine-mem.test.ts): the byte hash and compare the intern and dedup tables share, on bytes the
+// host wrote into the module's memory.
+export function memHash(p: usize, n: u32): u32 {
+  return hashBytes(p, n);
+}
+export function memEqual(a: usize, b: usize, n: u32): bool {
+  return bytesEqual(a, b, n);
+}
