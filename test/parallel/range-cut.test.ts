@@ -70,6 +70,7 @@ describe('range-cut: a worker claims while this thread cuts', () => {
       import(${JSON.stringify(url)}).then(({ claim, close }) => {
         const out = [];
         const { cuts, go } = workerData;
+        parentPort.postMessage('ready');
         for (let r = 0; r < cuts.length; r++) {
           const c = cuts[r];
           Atomics.wait(go, r, 0);
@@ -84,6 +85,12 @@ describe('range-cut: a worker claims while this thread cuts', () => {
         parentPort.postMessage(out);
       });`;
     const w = new Worker(src, { eval: true, workerData: { cuts, go } });
+    // the worker's first message says it is ready (its module loaded): only then do the rounds start
+    const ready = new Promise<void>((res, rej) => {
+      w.once('message', () => res());
+      w.once('error', rej);
+    });
+    await ready;
     const done = new Promise<number[]>((res, rej) => {
       w.once('message', res);
       w.once('error', rej);
@@ -94,7 +101,9 @@ describe('range-cut: a worker claims while this thread cuts', () => {
       Atomics.store(go, r, 1);
       Atomics.notify(go, r);
       let taken: number | null = null;
-      for (let spins = 0; spins < 1e6; spins++) {
+      // (no cap on the spins: the worker reads every round to its end, so each round ends; a cap let a descheduled
+      // worker miss rounds)
+      for (;;) {
         const { claimed, end } = claimedAndEnd(c);
         if (end === claimed) break; // read whole (or closed) before a cut was taken
         if (claimed < 40) continue;
