@@ -143,7 +143,7 @@ describe('line by line: the engine event is the normalised event', () => {
     `"responseStatus":${m.status ?? '{"metadata":{},"code":200}'},"requestReceivedTimestamp":${m.received ?? '"2026-11-30T10:00:00.000000Z"'},"stageTimestamp":"2026-11-30T10:00:00.100000Z"}`;
 
   // A kept string with escapes is unescaped 16 bytes at a time up to each backslash or its closing quote
-  // (assembly/json.ts readString): an escape at every offset of strings shorter than, as long as and longer than
+  // (assembly/engine.ts readString): an escape at every offset of strings shorter than, as long as and longer than
   // 16 bytes, alone or two together, in the members the engine keeps, must give JSON.parse's strings.
   it('kept strings with escapes at every offset: the unescaped strings JSON.parse gives', () => {
     const escapes = ['\\u0026', '\\"', '\\\\', '\\/', '\\n', '\\u00e9', '\\ud83d\\ude00', '\\u0026\\u0026'];
@@ -175,7 +175,7 @@ describe('line by line: the engine event is the normalised event', () => {
     }
   });
 
-  // The values most lines carry are compared whole where they stand (assembly/json.ts bytesAhead: kind "Event", the
+  // The values most lines carry are compared whole where they stand (assembly/engine.ts bytesAhead: kind "Event", the
   // v1 apiVersion, level "Metadata", stage "ResponseComplete", a 200 status as the apiserver writes it); anything
   // else, down to one byte more or a space, is read the usual way. Known answers: read or declined, and when read,
   // normalizeAuditEvent's event.
@@ -212,7 +212,7 @@ describe('line by line: the engine event is the normalised event', () => {
     expect(rest).toEqual(js.ok ? js.value : null);
   });
 
-  // A time's milliseconds are its first three fraction digits, summed as an integer (assembly/json.ts fraction):
+  // A time's milliseconds are its first three fraction digits, summed as an integer (assembly/engine.ts fraction):
   // every count of digits, and what is not a fraction, as normalizeAuditEvent reads them.
   it.each(['', '.', '.5', '.05', '.123', '.1234', '.999999', '.000001', '.123456789', '.12a', '.1 '])('the time 10:00:07%sZ', (frac) => {
     const text = member({ received: `"2026-11-30T10:00:07${frac}Z"` });

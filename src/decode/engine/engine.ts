@@ -24,7 +24,7 @@ const MAX_STRINGS = 1 << 20;
 /** Longest string it interns (user agents, selectors); longer ones decline the line. */
 const MAX_INTERN_LEN = 4096;
 
-// Record layout: keep in step with src/decode/engine/assembly/setup.ts (R_*, O_*).
+// Record layout: keep in step with src/decode/engine/assembly/engine.ts.
 const R = {
   STATUS: 0,
   START: 1,
@@ -116,7 +116,7 @@ export interface EngineLine {
   log: boolean;
 }
 
-/** fastOpenAt()'s nothing: a held request the same run completed (assembly/admit.ts OPEN_NONE). */
+/** fastOpenAt()'s nothing: a held request the same run completed (assembly/engine.ts OPEN_NONE). */
 export const OPEN_NONE = -0x80000000;
 
 /** Slot layout (slots.ts S_*). */
@@ -286,7 +286,7 @@ export class LineEngine {
   /** admitRange ran for the current line (its verdict is the module's) */
   private admitted = false;
 
-  /** Admits the current batch's records [i, n) in the module for as long as it can (assembly/admit.ts admitFast),
+  /** Admits the current batch's records [i, n) in the module for as long as it can (assembly/engine.ts admitFast),
    * holding at most `room` earlier stages open: returns where it stopped. */
   admitRange(i: number, n: number, state: number, beforeMs: number, startMs: number, slack: number, earliest: number, latest: number, room: number, logOk = false): number {
     const j = this.x.admitFast(this.out, i, n, state, beforeMs, startMs, slack, earliest, latest, room, logOk ? 1 : 0);
@@ -352,7 +352,7 @@ export class LineEngine {
   }
 
   /** How the aggregator counts the current line's request (a final stage): its mark bits, or 0 when the caller counts
-   * it as an event (assembly/admit.ts classify). */
+   * it as an event (assembly/engine.ts classify). */
   classify(): number {
     return this.x.classifyAt(this.f << 3);
   }

@@ -10,12 +10,2628 @@
 //
 // Memory is laid out by the host through init(); everything is raw loads and stores (runtime stub, no GC).
 
-//
-// The module's exports, by the stage that holds them (each file's first line says its job):
-
+// ---- regions (set by init) ----------------------------------------------------------------------------
+import { slotsLayout, slotsInit, latencyEdgesPtr, latencyMax, R_MARK, fingerprintOn } from './slots';
+import { grow, heapReset, hashBytes, bytesEqual } from './mem';
+import { dedupAdmit, lastHoldNew, lastHoldRun, lastHoldSlot, setLastHold, V_DROP, V_HOLD, V_NEW, V_WAS_PENDING } from './dedup';
 export { dedupOpen, dedupClose, dedupAdmit, dedupForget, dedupTail, dedupTailPtr, dedupKey, dedupLive } from './dedup';
 export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords, slotsFingerprint, fpHash, fpHash1, fpHash2 } from './slots';
-export { REC_BYTES, init, slotsSetup, outPtr, scratchPtr, newsPtr, newsLen, internedCount } from './setup';
-export { setKlogClock } from './httplog';
-export { lineCount, scan } from './lines';
-export { classifyAt, fastOpensPtr, fastOpensLen, fastVerdictOf, fastDupsOf, admitFast, memHash, memEqual } from './admit';
+
+let IN: usize = 0; // input bytes, IN_CAP + 16 of padding for SIMD loads
+let IN_CAP: u32 = 0;
+let OUT: usize = 0; // line records, REC_BYTES each
+let OUT_CAP: u32 = 0; // records
+let SCRATCH: usize = 0; // unescaped one-off strings, per call
+let SCRATCH_CAP: u32 = 0;
+let NEWS: usize = 0; // new interned strings of this call: (id, ptr, len) u32 triples
+let NEWS_CAP: u32 = 0;
+let TABLE: usize = 0; // intern hash table: slots of (hash u32, id i32, ptr u32, len u32)
+let TABLE_MASK: u32 = 0;
+let ARENA: usize = 0; // interned bytes
+let ARENA_END: usize = 0;
+let ARENA_CAP_END: usize = 0;
+let STACK: usize = 0; // the open containers of skipBody(), a byte each
+let STRINGS: u32 = 0; // interned so far
+let MAX_STRINGS: u32 = 1 << 20;
+let MAX_INTERN_LEN: u32 = 4096;
+
+let scratchPos: u32 = 0;
+let newsCount: u32 = 0;
+
+export const REC_BYTES: u32 = 176;
+
+// Record fields (i32 slots; times are f64 at byte offsets 128 and 136, remainingItemCount an f64 at 144).
+const R_STATUS = 0; // 0 declined, 1 audit event, 2 the apiserver log's httplog line (readHttplog)
+const R_START = 1; // line start (byte offset in the input region)
+const R_END = 2; // line end, without \r
+const R_STAGE = 3; // 0 RequestReceived 1 ResponseStarted 2 ResponseComplete 3 Panic
+const R_VERB = 4;
+const R_LEVEL = 5; // -1: absent
+const R_USER = 6; // -1: absent
+const R_UA = 7; // -1: absent
+const R_NODE = 8; // user.extra node-name, -1: none
+const R_RESOURCE = 9; // -1: absent (objectRef, or its field, missing)
+const R_GROUP = 10;
+const R_NS = 11;
+const R_SUB = 12;
+const R_NAME_P = 13; // scratch offset, -1: absent
+const R_NAME_L = 14;
+const R_ID_P = 15; // -1: no auditID (the host names it)
+const R_ID_L = 16;
+const R_URI_P = 17;
+const R_URI_L = 18;
+const R_CODE = 19; // -1: none
+const R_RV_CLASS = 20; // 0 absent, 1 "0", 2 another value, 3 present and empty
+const R_RV_P = 21;
+const R_RV_L = 22;
+const R_RVM = 23; // -1: absent
+const R_LIMIT = 24; // 0: absent or not positive
+const R_FLAGS = 25; // 1 continue, 2 watch, 4 sendInitialEvents
+const R_FSEL = 26; // -1: absent
+const R_LSEL = 27; // -1: absent
+const R_NL = 28; // the line's \n (its raw end)
+const R_RETURNED = 29; // len(responseObject.items), -1: none (no body, or items is not an array)
+const O_RECEIVED = 128; // f64, NaN: absent
+const O_STAGE_T = 136; // f64
+const O_REMAINING = 144; // f64, responseObject.metadata.remainingItemCount, NaN: none
+
+// ---- setup ---------------------------------------------------------------------------------------------
+
+
+/** Lays out memory: `inCap` input bytes per call. Returns the input region's address. */
+export function init(inCap: u32, maxStrings: u32, maxInternLen: u32): usize {
+  heapReset();
+  IN_CAP = inCap;
+  IN = grow(<usize>inCap + 64);
+  OUT_CAP = inCap / 32 + 64;
+  OUT = grow(<usize>OUT_CAP * REC_BYTES);
+  // A line's unescaped strings and decoded query take at most twice its length (scan() keeps that room): twice
+  // the input, so that room is always there, for a line of the whole input too.
+  SCRATCH_CAP = 2 * inCap + 64;
+  SCRATCH = grow(SCRATCH_CAP);
+  MAX_STRINGS = maxStrings;
+  MAX_INTERN_LEN = maxInternLen;
+  NEWS_CAP = 65536;
+  NEWS = grow(<usize>NEWS_CAP * 12);
+  TABLE_MASK = (1 << 12) - 1;
+  TABLE = grow(<usize>(TABLE_MASK + 1) * 16);
+  memory.fill(TABLE, 0xff, <usize>(TABLE_MASK + 1) * 16);
+  STACK = grow(BODY_DEPTH);
+  ARENA = grow(1 << 20);
+  ARENA_END = ARENA;
+  ARENA_CAP_END = ARENA + (1 << 20);
+  STRINGS = 0;
+  newsCount = 0;
+  // the strings a record is classified by (classify), with fixed ids; the host learns them from the news
+  for (let i = 0; i < FIXED.length; i++) {
+    const f = unchecked(FIXED[i]);
+    for (let k = 0; k < f.length; k++) store<u8>(SCRATCH + <usize>k, <u8>f.charCodeAt(k));
+    intern(SCRATCH, <u32>f.length);
+  }
+  return IN;
+}
+
+const FIXED: string[] = ['list', 'get', 'watch', 'create', 'nodes', 'leases', 'token', 'serviceaccounts', 'kube-system', '', 'Metadata'];
+const ID_LIST = 0;
+const ID_GET = 1;
+const ID_WATCH = 2;
+const ID_CREATE = 3;
+const ID_NODES = 4;
+const ID_LEASES = 5;
+const ID_TOKEN = 6;
+const ID_SERVICEACCOUNTS = 7;
+const ID_KUBE_SYSTEM = 8;
+const ID_EMPTY = 9;
+const ID_METADATA = 10;
+
+/** Lays out the aggregator's tables (slots.ts) after the engine's; returns where the host writes the latency
+ * edges. */
+export function slotsSetup(maxSlots: u32, pairCap: u32, sampleCap: u32, latN: u32, bucketMs: f64, clientMs: f64): usize {
+  const base = grow(slotsLayout(maxSlots, pairCap, sampleCap, latN));
+  slotsInit(base, maxSlots, pairCap, sampleCap, latN, bucketMs, clientMs);
+  return latencyEdgesPtr();
+}
+
+export function outPtr(): usize {
+  return OUT;
+}
+export function scratchPtr(): usize {
+  return SCRATCH;
+}
+export function newsPtr(): usize {
+  return NEWS;
+}
+export function newsLen(): u32 {
+  return newsCount;
+}
+export function internedCount(): u32 {
+  return STRINGS;
+}
+
+// ---- interning -----------------------------------------------------------------------------------------
+
+
+
+/** Re-hashes into a table twice the size. */
+function growTable(): void {
+  const oldT = TABLE;
+  const oldN = TABLE_MASK + 1;
+  const n = oldN * 2;
+  TABLE = grow(<usize>n * 16);
+  memory.fill(TABLE, 0xff, <usize>n * 16);
+  TABLE_MASK = n - 1;
+  for (let i: u32 = 0; i < oldN; i++) {
+    const s = oldT + (<usize>i) * 16;
+    const id = load<i32>(s, 4);
+    if (id < 0) continue;
+    const h = load<u32>(s);
+    let j = h & TABLE_MASK;
+    for (;;) {
+      const d = TABLE + (<usize>j) * 16;
+      if (load<i32>(d, 4) < 0) {
+        store<u32>(d, h);
+        store<i32>(d, id, 4);
+        store<u32>(d, load<u32>(s, 8), 8);
+        store<u32>(d, load<u32>(s, 12), 12);
+        break;
+      }
+      j = (j + 1) & TABLE_MASK;
+    }
+  }
+}
+
+/** The id of the bytes [p, p+n), interning them when new; -2 when the table is full (the line is declined). */
+function intern(p: usize, n: u32): i32 {
+  if (n > MAX_INTERN_LEN) return -2;
+  const h = hashBytes(p, n);
+  let j = h & TABLE_MASK;
+  for (;;) {
+    const s = TABLE + (<usize>j) * 16;
+    const id = load<i32>(s, 4);
+    if (id < 0) break;
+    if (load<u32>(s) == h && load<u32>(s, 12) == n && bytesEqual(<usize>load<u32>(s, 8), p, n)) return id;
+    j = (j + 1) & TABLE_MASK;
+  }
+  if (STRINGS >= MAX_STRINGS || newsCount >= NEWS_CAP) return -2;
+  if (ARENA_END + n > ARENA_CAP_END) {
+    // A new arena block; the old one stays (its strings are still in the table).
+    const size: usize = max<usize>(1 << 20, <usize>n);
+    ARENA = grow(size);
+    ARENA_END = ARENA;
+    ARENA_CAP_END = ARENA + size;
+  }
+  memory.copy(ARENA_END, p, n);
+  const id = <i32>STRINGS;
+  STRINGS++;
+  const s = TABLE + (<usize>j) * 16;
+  store<u32>(s, h);
+  store<i32>(s, id, 4);
+  store<u32>(s, <u32>ARENA_END, 8);
+  store<u32>(s, n, 12);
+  const e = NEWS + (<usize>newsCount) * 12;
+  store<u32>(e, <u32>id);
+  store<u32>(e, <u32>ARENA_END, 4);
+  store<u32>(e, n, 8);
+  newsCount++;
+  ARENA_END += n;
+  if (STRINGS * 2 > TABLE_MASK) growTable();
+  return id;
+}
+
+// ---- the JSON reader -----------------------------------------------------------------------------------
+
+let pos: usize = 0;
+let lineEnd: usize = 0;
+let bad: bool = false; // set when the line leaves the fast path
+// The last string read: its raw content [strStart, strEnd) and, when it had escapes, its unescaped copy.
+let strStart: usize = 0;
+let strEnd: usize = 0;
+let strEsc: bool = false;
+let valPtr: usize = 0; // the string's bytes (raw or unescaped)
+let valLen: u32 = 0;
+
+// A line's byte at lineEnd is its \r or \n (scan() cuts lines there), neither of which any test of peek() accepts,
+// so peek() reads without a bound check and skipWs() stops at once on a byte above space (the common case).
+@inline function peek(): u32 {
+  return <u32>load<u8>(pos);
+}
+
+@inline function skipWs(): void {
+  if (<u32>load<u8>(pos) > 0x20) return;
+  while (pos < lineEnd) {
+    const c = load<u8>(pos);
+    if (c != 0x20 && c != 0x09 && c != 0x0d) return;
+    pos++;
+  }
+}
+
+/** Validates one UTF-8 sequence starting at pos (a byte ≥ 0x80); advances past it. */
+function utf8Seq(): bool {
+  const c = <u32>load<u8>(pos);
+  let need: u32 = 0;
+  let min: u32 = 0;
+  let cp: u32 = 0;
+  if (c >= 0xc2 && c <= 0xdf) {
+    need = 1;
+    cp = c & 0x1f;
+    min = 0x80;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    need = 2;
+    cp = c & 0x0f;
+    min = 0x800;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    need = 3;
+    cp = c & 0x07;
+    min = 0x10000;
+  } else return false;
+  if (pos + need >= lineEnd) return false;
+  for (let k: u32 = 1; k <= need; k++) {
+    const d = <u32>load<u8>(pos + k);
+    if ((d & 0xc0) != 0x80) return false;
+    cp = (cp << 6) | (d & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+  pos += need + 1;
+  return true;
+}
+
+@inline function hexVal(c: u32): i32 {
+  if (c >= 0x30 && c <= 0x39) return <i32>(c - 0x30);
+  const l = c | 0x20;
+  if (l >= 0x61 && l <= 0x66) return <i32>(l - 0x61 + 10);
+  return -1;
+}
+
+function hex4(p: usize): i32 {
+  if (p + 4 > lineEnd) return -1;
+  let v: i32 = 0;
+  for (let k: u32 = 0; k < 4; k++) {
+    const h = hexVal(<u32>load<u8>(p + k));
+    if (h < 0) return -1;
+    v = (v << 4) | h;
+  }
+  return v;
+}
+
+/** Writes code point `cp` as UTF-8 at `d`; returns the bytes written. */
+function putUtf8(d: usize, cp: u32): u32 {
+  if (cp < 0x80) {
+    store<u8>(d, <u8>cp);
+    return 1;
+  }
+  if (cp < 0x800) {
+    store<u8>(d, <u8>(0xc0 | (cp >> 6)));
+    store<u8>(d + 1, <u8>(0x80 | (cp & 0x3f)));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    store<u8>(d, <u8>(0xe0 | (cp >> 12)));
+    store<u8>(d + 1, <u8>(0x80 | ((cp >> 6) & 0x3f)));
+    store<u8>(d + 2, <u8>(0x80 | (cp & 0x3f)));
+    return 3;
+  }
+  store<u8>(d, <u8>(0xf0 | (cp >> 18)));
+  store<u8>(d + 1, <u8>(0x80 | ((cp >> 12) & 0x3f)));
+  store<u8>(d + 2, <u8>(0x80 | ((cp >> 6) & 0x3f)));
+  store<u8>(d + 3, <u8>(0x80 | (cp & 0x3f)));
+  return 4;
+}
+
+/** Reads a JSON string at pos (which holds '"'). Sets strStart/strEnd/strEsc; unescapes into the scratch arena
+ * when `want` and it has escapes (valPtr/valLen then point there, else at the raw bytes). */
+function readString(want: bool): bool {
+  // The position is a local until the string ends: pos, like every wasm global, lives in memory in V8, and its
+  // store and reload were on each 16 bytes' path.
+  let p = pos + 1; // after the opening quote
+  const end = lineEnd;
+  strStart = p;
+  let esc = false;
+  for (;;) {
+    if (ASC_FEATURE_SIMD) {
+      // 16 bytes at a time: stop at '"', '\', a control byte or a non-ASCII byte.
+      while (p + 16 <= end) {
+        const v = v128.load(p);
+        // a signed compare below 0x20 takes both the control bytes and those of 0x80 and above
+        const m = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), i8x16.lt_s(v, i8x16.splat(0x20)));
+        const bits = i8x16.bitmask(m);
+        if (bits == 0) {
+          p += 16;
+          continue;
+        }
+        p += <usize>ctz(bits);
+        break;
+      }
+    }
+    if (p >= end) return false;
+    const c = <u32>load<u8>(p);
+    if (c == 0x22) break;
+    if (c < 0x20) return false;
+    if (c == 0x5c) {
+      esc = true;
+      if (p + 1 >= end) return false;
+      const e = <u32>load<u8>(p + 1);
+      if (e == 0x75) {
+        const u = hex4(p + 2);
+        if (u < 0) return false;
+        if (u >= 0xd800 && u <= 0xdbff) {
+          // a surrogate pair, or a lone surrogate (JavaScript keeps it; UTF-8 cannot): declined
+          if (load<u8>(p + 6) != 0x5c || load<u8>(p + 7) != 0x75) return false;
+          const lo = hex4(p + 8);
+          if (lo < 0xdc00 || lo > 0xdfff) return false;
+          p += 12;
+        } else if (u >= 0xdc00 && u <= 0xdfff) return false;
+        else p += 6;
+        continue;
+      }
+      if (e == 0x22 || e == 0x5c || e == 0x2f || e == 0x62 || e == 0x66 || e == 0x6e || e == 0x72 || e == 0x74) {
+        p += 2;
+        continue;
+      }
+      return false;
+    }
+    if (c >= 0x80) {
+      pos = p;
+      if (!utf8Seq()) return false;
+      p = pos;
+      continue;
+    }
+    p++;
+  }
+  strEsc = esc;
+  strEnd = p;
+  pos = p + 1; // the closing quote
+  if (!want) return true;
+  if (!esc) {
+    valPtr = strStart;
+    valLen = <u32>(strEnd - strStart);
+    return true;
+  }
+  // Unescape (the content was validated above).
+  const d0 = SCRATCH + scratchPos;
+  let d = d0;
+  const q = p; // the closing quote
+  p = strStart;
+  while (p < q) {
+    if (ASC_FEATURE_SIMD) {
+      // 16 bytes at a time up to the next escape or the closing quote: a request URI's query has a \u0026 for
+      // each '&'. The store may write past what is kept; scan() leaves the line twice its length and 64 bytes of
+      // room, and the next string is written over it.
+      const v = v128.load(p);
+      const left = <u32>(q - p);
+      let bits = <u32>i8x16.bitmask(i8x16.eq(v, i8x16.splat(0x5c)));
+      if (left < 16) bits |= (<u32>1) << left;
+      v128.store(d, v);
+      if (bits == 0) {
+        p += 16;
+        d += 16;
+        continue;
+      }
+      const k = <usize>ctz(bits);
+      p += k;
+      d += k;
+      if (p >= q) break;
+    }
+    const c = <u32>load<u8>(p);
+    if (c != 0x5c) {
+      store<u8>(d, <u8>c);
+      d++;
+      p++;
+      continue;
+    }
+    const e = <u32>load<u8>(p + 1);
+    if (e == 0x75) {
+      let cp = <u32>hex4(p + 2);
+      p += 6;
+      if (cp >= 0xd800 && cp <= 0xdbff) {
+        const lo = <u32>hex4(p + 2);
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        p += 6;
+      }
+      d += putUtf8(d, cp);
+      continue;
+    }
+    let b: u32 = e;
+    if (e == 0x62) b = 0x08;
+    else if (e == 0x66) b = 0x0c;
+    else if (e == 0x6e) b = 0x0a;
+    else if (e == 0x72) b = 0x0d;
+    else if (e == 0x74) b = 0x09;
+    store<u8>(d, <u8>b);
+    d++;
+    p += 2;
+  }
+  valPtr = d0;
+  valLen = <u32>(d - d0);
+  scratchPos += valLen;
+  return true;
+}
+
+/** Copies the last string into the scratch arena (when it is still in the input), returning its offset. */
+function keepString(): u32 {
+  if (valPtr >= SCRATCH && valPtr < SCRATCH + SCRATCH_CAP) return <u32>(valPtr - SCRATCH);
+  const at = scratchPos;
+  memory.copy(SCRATCH + at, valPtr, valLen);
+  scratchPos += valLen;
+  return at;
+}
+
+/** Skips a JSON number, validating its grammar. */
+function skipNumber(): bool {
+  if (peek() == 0x2d) pos++;
+  const c = peek();
+  if (c == 0x30) pos++;
+  else if (c >= 0x31 && c <= 0x39) {
+    while (peek() >= 0x30 && peek() <= 0x39) pos++;
+  } else return false;
+  if (peek() == 0x2e) {
+    pos++;
+    if (!(peek() >= 0x30 && peek() <= 0x39)) return false;
+    while (peek() >= 0x30 && peek() <= 0x39) pos++;
+  }
+  const e = peek();
+  if (e == 0x65 || e == 0x45) {
+    pos++;
+    if (peek() == 0x2b || peek() == 0x2d) pos++;
+    if (!(peek() >= 0x30 && peek() <= 0x39)) return false;
+    while (peek() >= 0x30 && peek() <= 0x39) pos++;
+  }
+  return true;
+}
+
+function skipLiteral(word: u64, n: u32): bool {
+  if (pos + n > lineEnd) return false;
+  for (let k: u32 = 0; k < n; k++) if (<u64>load<u8>(pos + k) != ((word >> (8 * k)) & 0xff)) return false;
+  pos += n;
+  return true;
+}
+
+/** Skips any JSON value, validating it. Nesting deeper than 256 leaves the fast path. */
+function skipValue(depth: i32): bool {
+  if (depth > 256) return false;
+  skipWs();
+  const c = peek();
+  if (c == 0x22) return skipString();
+  if (c == 0x7b) {
+    pos++;
+    skipWs();
+    if (peek() == 0x7d) {
+      pos++;
+      return true;
+    }
+    for (;;) {
+      skipWs();
+      if (peek() != 0x22 || !skipString()) return false;
+      skipWs();
+      if (peek() != 0x3a) return false;
+      pos++;
+      if (!skipValue(depth + 1)) return false;
+      skipWs();
+      const d = peek();
+      pos++;
+      if (d == 0x2c) continue;
+      return d == 0x7d;
+    }
+  }
+  if (c == 0x5b) {
+    pos++;
+    skipWs();
+    if (peek() == 0x5d) {
+      pos++;
+      return true;
+    }
+    for (;;) {
+      if (!skipValue(depth + 1)) return false;
+      skipWs();
+      const d = peek();
+      pos++;
+      if (d == 0x2c) continue;
+      return d == 0x5d;
+    }
+  }
+  if (c == 0x74) return skipLiteral(0x65757274, 4); // true
+  if (c == 0x66) return skipLiteral(0x65736c6166, 5); // false
+  if (c == 0x6e) return skipLiteral(0x6c6c756e, 4); // null
+  return skipNumber();
+}
+
+// ---- member names --------------------------------------------------------------------------------------
+
+// Names are compared as (length, first 8 bytes, rest): all are ASCII without escapes.
+@inline function keyIs(s: string): bool {
+  const n = <usize>s.length;
+  if (strEsc || strEnd - strStart != n) return false;
+  return asciiIs(strStart, <u32>n, s);
+}
+
+/** Whether the n bytes at p are the ASCII string s (n = s.length). With SIMD, 8 bytes at a time widened to
+ * UTF-16 and compared with the literal's own code units (reading past either end stays inside the memory). */
+@inline function asciiIs(p: usize, n: u32, s: string): bool {
+  if (ASC_FEATURE_SIMD) {
+    const q = changetype<usize>(s);
+    let i: u32 = 0;
+    while (i + 8 <= n) {
+      if (!i16x8.all_true(i16x8.eq(v128.load_ext<u8>(p + i), v128.load(q + (<usize>i << 1))))) return false;
+      i += 8;
+    }
+    if (i < n) {
+      const m = <u32>i16x8.bitmask(i16x8.eq(v128.load_ext<u8>(p + i), v128.load(q + (<usize>i << 1))));
+      const want: u32 = (1 << (n - i)) - 1;
+      if ((m & want) != want) return false;
+    }
+    return true;
+  }
+  for (let i: u32 = 0; i < n; i++) if (<u32>load<u8>(p + i) != <u32>s.charCodeAt(<i32>i)) return false;
+  return true;
+}
+
+/** What the apiserver writes on most lines, at pos: a member's `"name":` (readEvent's ORDER) or a value, quotes
+ * included (`"Event"`, a 200 status). When the bytes there are exactly `v`, moves past them: no escape can be
+ * inside (the bytes are the literal's, and the one before a closing quote is not a backslash). Saves reading the
+ * string and comparing it after. */
+@inline function bytesAhead(v: string): bool {
+  const n = <u32>v.length;
+  if (!ASC_FEATURE_SIMD || pos + n > lineEnd || !asciiIs(pos, n, v)) return false;
+  pos += n;
+  return true;
+}
+
+// ---- the record ----------------------------------------------------------------------------------------
+
+let rec: usize = 0;
+@inline function setI(f: i32, v: i32): void {
+  store<i32>(rec + (<usize>f << 2), v);
+}
+
+/** A string member value to intern: -1 when absent; fails the line when it is not a string or is too long. */
+function internValue(): i32 {
+  skipWs();
+  if (peek() != 0x22 || !readString(true)) {
+    bad = true;
+    return -1;
+  }
+  const id = intern(valPtr, valLen);
+  if (id < 0) bad = true;
+  return id;
+}
+
+/** A string member value kept as a one-off string in the scratch arena. */
+function keepValue(fp: i32, fl: i32): void {
+  skipWs();
+  if (peek() != 0x22 || !readString(true)) {
+    bad = true;
+    return;
+  }
+  setI(fp, <i32>keepString());
+  setI(fl, <i32>valLen);
+}
+
+/** `k` decimal digits at p, or -1. */
+function digits(p: usize, k: u32): i32 {
+  let x = 0;
+  for (let i: u32 = 0; i < k; i++) {
+    const d = <i32>load<u8>(p + i) - 0x30;
+    if (d < 0 || d > 9) return -1;
+    x = x * 10 + d;
+  }
+  return x;
+}
+
+/** An RFC 3339 time in the form the apiserver writes (UTC, "Z", optional fraction): epoch ms, NaN otherwise.
+ * Matches parseTimestampMs (src/decode/time.ts) on what it accepts; the rest is declined. */
+// The second parseTime() read last ("2026-11-30T10:00:00", its 19 bytes as three words) and its epoch ms: a line's
+// two times, and the lines around it, mostly fall in the same second (parseTimestampMs keeps it too).
+let lastSecA: u64 = 0;
+let lastSecB: u64 = 0;
+let lastSecC: u32 = 0;
+let lastSecMs: f64 = NaN;
+
+function parseTime(p: usize, n: u32): f64 {
+  if (n < 20 || load<u8>(p + n - 1) != 0x5a || load<u8>(p + 10) != 0x54) return NaN;
+  if (load<u64>(p) == lastSecA && load<u64>(p, 8) == lastSecB && load<u32>(p, 15) == lastSecC && !isNaN(lastSecMs)) return lastSecMs + fraction(p, n);
+  const base = parseSecond(p);
+  if (isNaN(base)) return NaN;
+  const f = fraction(p, n);
+  if (isNaN(f)) return NaN;
+  lastSecA = load<u64>(p);
+  lastSecB = load<u64>(p, 8);
+  lastSecC = load<u32>(p, 15);
+  lastSecMs = base;
+  return base + f;
+}
+
+/** The milliseconds of ".fff…" before the closing Z at p + n - 1 (none: 0); NaN when it is not that form. */
+function fraction(p: usize, n: u32): f64 {
+  // the first three digits are the milliseconds, the rest only checked to be digits (as an integer: the same
+  // number as the doubles d * 100 + d * 10 + d it summed, without a division a digit)
+  let ms: i32 = 0;
+  if (n > 20) {
+    if (load<u8>(p + 19) != 0x2e || n < 22) return NaN;
+    for (let k: u32 = 20; k < n - 1; k++) {
+      const d = <i32>load<u8>(p + k) - 0x30;
+      if (d < 0 || d > 9) return NaN;
+      if (k < 23) ms = ms * 10 + d;
+    }
+    // fewer than three digits: ".1" is 100 ms, ".12" 120
+    if (n - 1 < 23) ms *= n - 1 == 21 ? 100 : 10;
+  }
+  return <f64>ms;
+}
+
+/** "YYYY-MM-DDTHH:MM:SS" at p as epoch ms; NaN when it is not that form. */
+function parseSecond(p: usize): f64 {
+  if (load<u8>(p + 4) != 0x2d || load<u8>(p + 7) != 0x2d || load<u8>(p + 13) != 0x3a || load<u8>(p + 16) != 0x3a) return NaN;
+  const y = digits(p, 4);
+  const mo = digits(p + 5, 2);
+  const dd = digits(p + 8, 2);
+  const hh = digits(p + 11, 2);
+  const mi = digits(p + 14, 2);
+  const ss = digits(p + 17, 2);
+  if (y < 0 || mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh < 0 || hh > 23 || mi < 0 || mi > 59 || ss < 0 || ss > 59) return NaN;
+  // days from civil (H. Hinnant); a day past the month's end rolls over, as Date.parse does
+  const yy = mo <= 2 ? y - 1 : y;
+  const era = (yy >= 0 ? yy : yy - 399) / 400;
+  const yoe = yy - era * 400;
+  const mp = mo > 2 ? mo - 3 : mo + 9;
+  const doy = (153 * mp + 2) / 5;
+  const doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const days = <f64>(era * 146097 + doe - 719468) + <f64>(dd - 1);
+  return days * 86400000 + <f64>(hh * 3600000 + mi * 60000 + ss * 1000);
+}
+
+/** A time member value: NaN when absent; fails the line when it is not a string in the fast form. */
+function timeValue(): f64 {
+  skipWs();
+  if (peek() != 0x22 || !readString(true)) {
+    bad = true;
+    return NaN;
+  }
+  const t = parseTime(valPtr, valLen);
+  if (isNaN(t)) bad = true;
+  return t;
+}
+
+// ---- the query -----------------------------------------------------------------------------------------
+
+/** Decodes a query component [p, p+n) like Go's url.QueryUnescape into the scratch arena when it has '%' or
+ * '+'; returns false (the line is declined) for a malformed escape or bytes that are not UTF-8. */
+function decodeComponent(p: usize, n: u32): bool {
+  if (!hasQueryEscape(p, n)) {
+    valPtr = p;
+    valLen = n;
+    return true;
+  }
+  const d0 = SCRATCH + scratchPos;
+  let d = d0;
+  for (let k: u32 = 0; k < n; k++) {
+    const c = <u32>load<u8>(p + k);
+    if (c == 0x2b) {
+      store<u8>(d++, 0x20);
+      continue;
+    }
+    if (c == 0x25) {
+      if (k + 2 >= n) return false;
+      const h = hexVal(<u32>load<u8>(p + k + 1));
+      const l = hexVal(<u32>load<u8>(p + k + 2));
+      if (h < 0 || l < 0) return false;
+      store<u8>(d++, <u8>((h << 4) | l));
+      k += 2;
+      continue;
+    }
+    store<u8>(d++, <u8>c);
+  }
+  // decodeURIComponent throws on bytes that are not UTF-8: the host's fallback then differs; declined.
+  const saveP = pos;
+  const saveE = lineEnd;
+  pos = d0;
+  lineEnd = d;
+  let ok = true;
+  while (pos < lineEnd) {
+    if (load<u8>(pos) >= 0x80) {
+      if (!utf8Seq()) {
+        ok = false;
+        break;
+      }
+    } else pos++;
+  }
+  pos = saveP;
+  lineEnd = saveE;
+  if (!ok) return false;
+  valPtr = d0;
+  valLen = <u32>(d - d0);
+  scratchPos += valLen;
+  return true;
+}
+
+/** The index of the first byte c in [p, p+n), or n. */
+@inline function findByte(p: usize, n: u32, c: u8): u32 {
+  let i: u32 = 0;
+  if (ASC_FEATURE_SIMD) {
+    const v = i8x16.splat(c);
+    while (i + 16 <= n) {
+      const bits = i8x16.bitmask(i8x16.eq(v128.load(p + i), v));
+      if (bits != 0) return i + <u32>ctz(bits);
+      i += 16;
+    }
+    // the last 0-15 bytes in one load, the bits past n masked off (when memory goes 16 bytes on)
+    if (i < n && p + i + 16 <= (<usize>memory.size()) << 16) {
+      const bits = i8x16.bitmask(i8x16.eq(v128.load(p + i), v)) & ((1 << (n - i)) - 1);
+      return bits != 0 ? i + <u32>ctz(bits) : n;
+    }
+  }
+  while (i < n && load<u8>(p + i) != c) i++;
+  return i;
+}
+
+/** Whether [p, p+n) holds a '%' or a '+' (a query component that needs decoding), 16 bytes a compare. */
+@inline function hasQueryEscape(p: usize, n: u32): bool {
+  let i: u32 = 0;
+  if (ASC_FEATURE_SIMD) {
+    const pc = i8x16.splat(0x25);
+    const pl = i8x16.splat(0x2b);
+    while (i + 16 <= n) {
+      const v = v128.load(p + i);
+      if (v128.any_true(v128.or(i8x16.eq(v, pc), i8x16.eq(v, pl)))) return true;
+      i += 16;
+    }
+    if (i < n && p + i + 16 <= (<usize>memory.size()) << 16) {
+      const v = v128.load(p + i);
+      return (i8x16.bitmask(v128.or(i8x16.eq(v, pc), i8x16.eq(v, pl))) & ((1 << (n - i)) - 1)) != 0;
+    }
+  }
+  for (; i < n; i++) {
+    const c = load<u8>(p + i);
+    if (c == 0x25 || c == 0x2b) return true;
+  }
+  return false;
+}
+
+@inline function bytesAre(p: usize, n: u32, s: string): bool {
+  if (<u32>s.length != n) return false;
+  return asciiIs(p, n, s);
+}
+
+/** "false" in any case, or "0": a false boolean parameter (apimachinery's Convert_Slice_string_To_bool). */
+function isFalseParam(p: usize, n: u32): bool {
+  if (n == 1 && load<u8>(p) == 0x30) return true;
+  if (n != 5) return false;
+  const w = "false";
+  for (let i: u32 = 0; i < 5; i++) if ((<u32>load<u8>(p + i) | 0x20) != <u32>w.charCodeAt(<i32>i)) return false;
+  return true;
+}
+
+/** Parses the requestURI kept at scratch [u, u+n): fails the line for what the JavaScript path must read (a
+ * legacy /watch/ path, %-escapes in the path, a relative path, odd limits). */
+function parseQuery(u: usize, n: u32): bool {
+  const q = findByte(u, n, 0x3f);
+  if (n == 0 || load<u8>(u) != 0x2f) return false;
+  // the path: no '%' and no "/watch" (parseRequestQuery parses those in full)
+  if (ASC_FEATURE_SIMD) {
+    // one pass, 16 bytes a step: each '%', and each '/' followed by 'w' (reading up to 17 bytes past the path
+    // stays inside the scratch arena, where the kept request URI is)
+    for (let i: u32 = 0; i < q; i += 16) {
+      const v = v128.load(u + i);
+      const w = v128.load(u + i + 1);
+      let pct = <u32>i8x16.bitmask(i8x16.eq(v, i8x16.splat(0x25)));
+      let sw = <u32>i8x16.bitmask(v128.and(i8x16.eq(v, i8x16.splat(0x2f)), i8x16.eq(w, i8x16.splat(0x77))));
+      if (q - i < 16) {
+        const m: u32 = ((<u32>1) << (q - i)) - 1;
+        pct &= m;
+        sw &= m;
+      }
+      if (pct != 0) return false;
+      while (sw != 0) {
+        const k = i + <u32>ctz(sw);
+        if (k + 6 <= q && bytesAre(u + k, 6, "/watch")) return false;
+        sw &= sw - 1;
+      }
+    }
+  } else {
+    if (findByte(u, q, 0x25) < q) return false;
+    for (let k = findByte(u, q, 0x2f); k < q; k += 1 + findByte(u + k + 1, q - k - 1, 0x2f)) {
+      if (k + 6 <= q && bytesAre(u + k, 6, "/watch")) return false;
+    }
+  }
+  let rvSeen = false;
+  let rvmSeen = false;
+  let fsSeen = false;
+  let lsSeen = false;
+  let watchSeen = false;
+  let sieSeen = false;
+  let flags: i32 = 0;
+  let limit: i32 = 0;
+  setI(R_RVM, -1);
+  setI(R_FSEL, -1);
+  setI(R_LSEL, -1);
+  setI(R_RV_CLASS, 0);
+  setI(R_RV_P, -1);
+  setI(R_RV_L, 0);
+  if (q >= n) {
+    setI(R_LIMIT, 0);
+    setI(R_FLAGS, 0);
+    return true;
+  }
+  const end = q + 1 + findByte(u + q + 1, n - q - 1, 0x23);
+  let start = q + 1;
+  while (start < end) {
+    const amp = start + findByte(u + start, end - start, 0x26);
+    if (amp > start) {
+      const eq = start + findByte(u + start, amp - start, 0x3d);
+      const kp = u + start;
+      const kn = eq - start;
+      // keys with '%' or '+' are rare: the JavaScript path reads them
+      if (hasQueryEscape(kp, kn)) return false;
+      const vp0 = eq < amp ? u + eq + 1 : u + amp;
+      const vn0 = eq < amp ? amp - eq - 1 : 0;
+      if (bytesAre(kp, kn, "fieldSelector")) {
+        if (!fsSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          const id = intern(valPtr, valLen);
+          if (id < 0) return false;
+          setI(R_FSEL, id);
+          fsSeen = true;
+        }
+      } else if (bytesAre(kp, kn, "labelSelector")) {
+        if (!lsSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          const id = intern(valPtr, valLen);
+          if (id < 0) return false;
+          setI(R_LSEL, id);
+          lsSeen = true;
+        }
+      } else if (bytesAre(kp, kn, "resourceVersion")) {
+        if (!rvSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          rvSeen = true;
+          if (valLen == 0) setI(R_RV_CLASS, 3);
+          else if (valLen == 1 && load<u8>(valPtr) == 0x30) setI(R_RV_CLASS, 1);
+          else setI(R_RV_CLASS, 2);
+          // in the scratch arena: decoded there, or inside the kept requestURI
+          setI(R_RV_P, <i32>(valPtr - SCRATCH));
+          setI(R_RV_L, <i32>valLen);
+        }
+      } else if (bytesAre(kp, kn, "resourceVersionMatch")) {
+        if (!rvmSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          const id = intern(valPtr, valLen);
+          if (id < 0) return false;
+          setI(R_RVM, id);
+          rvmSeen = true;
+        }
+      } else if (bytesAre(kp, kn, "limit")) {
+        if (!decodeComponent(vp0, vn0)) return false;
+        // Number.parseInt: only plain digits here (signs, spaces and the rest go to the JavaScript path)
+        if (valLen > 0) {
+          if (valLen > 9) return false;
+          let x = 0;
+          for (let k: u32 = 0; k < valLen; k++) {
+            const d = <i32>load<u8>(valPtr + k) - 0x30;
+            if (d < 0 || d > 9) return false;
+            x = x * 10 + d;
+          }
+          if (limit == 0 && x > 0) limit = x;
+        }
+      } else if (bytesAre(kp, kn, "continue")) {
+        if (!decodeComponent(vp0, vn0)) return false;
+        if (valLen > 0) flags |= 1;
+      } else if (bytesAre(kp, kn, "watch")) {
+        if (!watchSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          if (!isFalseParam(valPtr, valLen)) flags |= 2;
+          watchSeen = true;
+        }
+      } else if (bytesAre(kp, kn, "shardSelector")) {
+        // a 1.36 sharded list (KEP-5866): its shard is part of the selector shape, read by the JavaScript path
+        return false;
+      } else if (bytesAre(kp, kn, "sendInitialEvents")) {
+        if (!sieSeen) {
+          if (!decodeComponent(vp0, vn0)) return false;
+          if (!isFalseParam(valPtr, valLen)) flags |= 4;
+          sieSeen = true;
+        }
+      }
+    }
+    start = amp + 1;
+  }
+  setI(R_LIMIT, limit);
+  setI(R_FLAGS, flags);
+  return true;
+}
+
+// ---- objects -------------------------------------------------------------------------------------------
+
+/** Calls `member` for each member of the object at pos; the name is the last string read. */
+function readUser(): void {
+  skipWs();
+  if (peek() != 0x7b) {
+    bad = true;
+    return;
+  }
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    return;
+  }
+  let seen: u32 = 0;
+  for (;;) {
+    skipWs();
+    if (peek() != 0x22 || !readString(false) || strEsc) {
+      bad = true;
+      return;
+    }
+    skipWs();
+    if (peek() != 0x3a) {
+      bad = true;
+      return;
+    }
+    pos++;
+    if (keyIs("username")) {
+      if (seen & 1) {
+        bad = true;
+        return;
+      }
+      seen |= 1;
+      setI(R_USER, internValue());
+    } else if (keyIs("extra")) {
+      if (seen & 2) {
+        bad = true;
+        return;
+      }
+      seen |= 2;
+      readExtra();
+    } else if (!skipValue(0)) {
+      bad = true;
+      return;
+    }
+    if (bad) return;
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    if (d != 0x7d) bad = true;
+    return;
+  }
+}
+
+/** user.extra: the first value of "authentication.kubernetes.io/node-name". */
+function readExtra(): void {
+  skipWs();
+  const c = peek();
+  if (c != 0x7b) {
+    // null or another type: the JavaScript path ignores it; so do we, but only for null
+    if (c == 0x6e && skipLiteral(0x6c6c756e, 4)) return;
+    bad = true;
+    return;
+  }
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    return;
+  }
+  let seen = false;
+  for (;;) {
+    skipWs();
+    if (peek() != 0x22 || !readString(false) || strEsc) {
+      bad = true;
+      return;
+    }
+    const isNode = keyIs("authentication.kubernetes.io/node-name");
+    skipWs();
+    if (peek() != 0x3a) {
+      bad = true;
+      return;
+    }
+    pos++;
+    if (isNode) {
+      if (seen) {
+        bad = true;
+        return;
+      }
+      seen = true;
+      skipWs();
+      if (peek() != 0x5b) {
+        bad = true;
+        return;
+      }
+      pos++;
+      skipWs();
+      if (peek() == 0x5d) pos++;
+      else {
+        setI(R_NODE, internValue());
+        if (bad) return;
+        for (;;) {
+          skipWs();
+          const d = peek();
+          pos++;
+          if (d == 0x5d) break;
+          if (d != 0x2c || !skipValue(0)) {
+            bad = true;
+            return;
+          }
+        }
+      }
+    } else if (!skipValue(0)) {
+      bad = true;
+      return;
+    }
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    if (d != 0x7d) bad = true;
+    return;
+  }
+}
+
+function readObjectRef(): void {
+  skipWs();
+  const c = peek();
+  if (c == 0x6e) {
+    if (!skipLiteral(0x6c6c756e, 4)) bad = true;
+    return;
+  }
+  if (c != 0x7b) {
+    bad = true;
+    return;
+  }
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    return;
+  }
+  let seen: u32 = 0;
+  for (;;) {
+    skipWs();
+    if (peek() != 0x22 || !readString(false) || strEsc) {
+      bad = true;
+      return;
+    }
+    skipWs();
+    if (peek() != 0x3a) {
+      bad = true;
+      return;
+    }
+    pos++;
+    let bit: u32 = 0;
+    if (keyIs("resource")) {
+      bit = 1;
+      if (!(seen & bit)) {
+        setI(R_RESOURCE, internValue());
+        if (!bad && bytesAre(valPtr, valLen, "leases")) leaseRef |= 1;
+      }
+    } else if (keyIs("namespace")) {
+      bit = 2;
+      if (!(seen & bit)) {
+        setI(R_NS, internValue());
+        if (!bad && bytesAre(valPtr, valLen, "kube-system")) leaseRef |= 2;
+      }
+    } else if (keyIs("name")) {
+      bit = 4;
+      if (!(seen & bit)) {
+        keepValue(R_NAME_P, R_NAME_L);
+        if (!bad && (startsWith(valPtr, valLen, "apiserver-") || startsWith(valPtr, valLen, "kube-apiserver-"))) leaseRef |= 4;
+      }
+    } else if (keyIs("apiGroup")) {
+      bit = 8;
+      if (!(seen & bit)) setI(R_GROUP, internValue());
+    } else if (keyIs("subresource")) {
+      bit = 16;
+      if (!(seen & bit)) setI(R_SUB, internValue());
+    } else if (!skipValue(0)) {
+      bad = true;
+      return;
+    }
+    if (bit != 0) {
+      if (seen & bit) {
+        bad = true;
+        return;
+      }
+      seen |= bit;
+    }
+    if (bad) return;
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    if (d != 0x7d) bad = true;
+    return;
+  }
+}
+
+function readStatus(): void {
+  skipWs();
+  // the status of most successful requests, as the apiserver writes it
+  if (bytesAhead('{"metadata":{},"code":200}')) {
+    setI(R_CODE, 200);
+    return;
+  }
+  const c = peek();
+  if (c != 0x7b) {
+    if (!skipValue(0)) bad = true;
+    return;
+  }
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    return;
+  }
+  let seen = false;
+  for (;;) {
+    skipWs();
+    if (peek() != 0x22 || !readString(false) || strEsc) {
+      bad = true;
+      return;
+    }
+    const isCode = keyIs("code");
+    skipWs();
+    if (peek() != 0x3a) {
+      bad = true;
+      return;
+    }
+    pos++;
+    if (isCode) {
+      if (seen) {
+        bad = true;
+        return;
+      }
+      seen = true;
+      skipWs();
+      const d = peek();
+      if (d >= 0x30 && d <= 0x39) {
+        // a plain integer only
+        let x = 0;
+        let digits = 0;
+        while (peek() >= 0x30 && peek() <= 0x39) {
+          x = x * 10 + <i32>(peek() - 0x30);
+          pos++;
+          if (++digits > 6) {
+            bad = true;
+            return;
+          }
+        }
+        const e = peek();
+        if (e == 0x2e || e == 0x65 || e == 0x45 || (digits > 1 && load<u8>(pos - <usize>digits) == 0x30)) {
+          bad = true;
+          return;
+        }
+        setI(R_CODE, x);
+      } else if (d == 0x2d) {
+        bad = true;
+        return;
+      } else if (!skipValue(0)) {
+        bad = true;
+        return;
+      }
+    } else if (!skipValue(0)) {
+      bad = true;
+      return;
+    }
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    if (d != 0x7d) bad = true;
+    return;
+  }
+}
+
+/** annotations: skipped, but a latency annotation (apiserver.latency.k8s.io/…, on requests over 500 ms) sends
+ * the line to the JavaScript path, which reads them. */
+function readAnnotations(): void {
+  skipWs();
+  if (peek() != 0x7b) {
+    if (!skipValue(0)) bad = true;
+    return;
+  }
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    return;
+  }
+  for (;;) {
+    skipWs();
+    if (peek() != 0x22 || !readString(false) || strEsc) {
+      bad = true;
+      return;
+    }
+    if (strEnd - strStart > 25 && bytesAre(strStart, 25, "apiserver.latency.k8s.io/")) {
+      bad = true;
+      return;
+    }
+    skipWs();
+    if (peek() != 0x3a) {
+      bad = true;
+      return;
+    }
+    pos++;
+    if (!skipValue(0)) {
+      bad = true;
+      return;
+    }
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    if (d != 0x7d) bad = true;
+    return;
+  }
+}
+
+// ---- bodies --------------------------------------------------------------------------------------------
+//
+// requestObject and responseObject (RequestResponse and Request levels) are most of the bytes of the lines that
+// have them. They are skipped, validated as JSON.parse would take them (so a line the engine reads is one JSON.parse
+// reads), and nothing in them is unescaped or interned; normalizeAuditEvent (src/decode/audit-event.ts) reads only
+// this from them, and so does the engine:
+//   responseObject.items, when an array: its length (returnedItems);
+//   responseObject.metadata.remainingItemCount, when a number (remainingItems);
+//   a top-level spec.expirationSeconds of either body (tokenExpirationSeconds: TokenRequests, CSRs): declined;
+//   requestObject.spec.holderIdentity of an apiserver identity lease (leaseHolder): declined.
+// The last of duplicate names wins, as in JSON.parse; an escaped name where one of these is looked for declines.
+
+const BODY_DEPTH: i32 = 1024; // deeper bodies are declined
+let leaseRef: u32 = 0; // objectRef: 1 resource "leases", 2 namespace "kube-system", 4 name "apiserver-…"/"kube-apiserver-…"
+let reqHolder = false; // a requestObject's top-level spec has a holderIdentity
+
+@inline function startsWith(p: usize, n: u32, s: string): bool {
+  const k = <u32>s.length;
+  return n >= k && bytesAre(p, k, s);
+}
+
+/** Skips the JSON string at pos ('"') where nothing of it is kept (members no rule reads; bodies: stringFrom()). */
+@inline function skipString(): bool {
+  const p = stringFrom(pos);
+  if (p == 0) return false;
+  pos = p;
+  return true;
+}
+
+// The 64 bytes from BLK_BASE to BLK_END (within the line): their quotes (BLK_Q) and the bytes a string cannot hold
+// as they are, or must be looked at (BLK_X: '\\', control bytes, bytes of 0x80 and above), a bit each. The line's
+// bytes do not change while it is read; scan() empties it for each line.
+let BLK_BASE: usize = 0;
+let BLK_END: usize = 0;
+let BLK_Q: u64 = 0;
+let BLK_X: u64 = 0;
+
+function blockAt(s: usize): void {
+  const q = i8x16.splat(0x22);
+  const b = i8x16.splat(0x5c);
+  const c = i8x16.splat(0x20);
+  const v0 = v128.load(s);
+  const v1 = v128.load(s + 16);
+  const v2 = v128.load(s + 32);
+  const v3 = v128.load(s + 48);
+  BLK_Q = <u64>i8x16.bitmask(i8x16.eq(v0, q)) | (<u64>i8x16.bitmask(i8x16.eq(v1, q)) << 16) | (<u64>i8x16.bitmask(i8x16.eq(v2, q)) << 32) | (<u64>i8x16.bitmask(i8x16.eq(v3, q)) << 48);
+  BLK_X =
+    <u64>i8x16.bitmask(v128.or(i8x16.eq(v0, b), i8x16.lt_s(v0, c))) |
+    (<u64>i8x16.bitmask(v128.or(i8x16.eq(v1, b), i8x16.lt_s(v1, c))) << 16) |
+    (<u64>i8x16.bitmask(v128.or(i8x16.eq(v2, b), i8x16.lt_s(v2, c))) << 32) |
+    (<u64>i8x16.bitmask(v128.or(i8x16.eq(v3, b), i8x16.lt_s(v3, c))) << 48);
+  BLK_BASE = s;
+  BLK_END = s + 64;
+}
+
+/** A member name in a body, then its ':'; false when the JSON is not valid there. */
+@inline function bodyKey(): bool {
+  skipWs();
+  if (peek() != 0x22 || !readString(false)) return false;
+  skipWs();
+  if (peek() != 0x3a) return false;
+  pos++;
+  return true;
+}
+
+/** Skips the JSON value at pos, validating it (strings as readString does: escapes, UTF-8, no control bytes),
+ * without recursion: the open containers are a byte each at STACK (1 object, 2 array). The position is a local
+ * here, written back to pos only around the readers that take it there (numbers, literals, strings that need a
+ * look): pos is a wasm global, which V8 keeps in memory, and its store and reload were on every token's path. */
+function skipBody(): bool {
+  let p = pos;
+  let depth: i32 = 0;
+  let top: u32 = 0;
+  for (;;) {
+    // a value
+    p = wsFrom(p);
+    const c = <u32>load<u8>(p);
+    if (c == 0x22) {
+      p = stringFrom(p);
+      if (p == 0) return false;
+    } else if (c == 0x7b || c == 0x5b) {
+      if (depth >= BODY_DEPTH) return false;
+      store<u8>(STACK + <usize>depth, <u8>top);
+      depth++;
+      top = c == 0x7b ? 1 : 2;
+      p = wsFrom(p + 1);
+      if (<u32>load<u8>(p) == c + 2) {
+        // {} or []
+        p++;
+        depth--;
+        top = <u32>load<u8>(STACK + <usize>depth);
+      } else {
+        if (top == 1) {
+          p = keyFrom(p);
+          if (p == 0) return false;
+        }
+        continue;
+      }
+    } else {
+      pos = p;
+      let ok = false;
+      if (c == 0x74) ok = skipLiteral(0x65757274, 4); // true
+      else if (c == 0x66) ok = skipLiteral(0x65736c6166, 5); // false
+      else if (c == 0x6e) ok = skipLiteral(0x6c6c756e, 4); // null
+      else ok = skipNumber();
+      if (!ok) return false;
+      p = pos;
+    }
+    // after a value: close what ends here, then the next member or element
+    for (;;) {
+      if (depth == 0) {
+        pos = p;
+        return true;
+      }
+      p = wsFrom(p);
+      const d = <u32>load<u8>(p);
+      p++;
+      if (d == 0x2c) {
+        if (top == 1) {
+          p = keyFrom(p);
+          if (p == 0) return false;
+        }
+        break;
+      }
+      if (d != (top == 1 ? 0x7d : 0x5d)) return false;
+      depth--;
+      top = <u32>load<u8>(STACK + <usize>depth);
+    }
+  }
+  return false; // not reached
+}
+
+/** skipWs() from p: the first byte at or after p that is not JSON's white space (the line's end at the most). */
+@inline function wsFrom(p: usize): usize {
+  if (<u32>load<u8>(p) > 0x20) return p;
+  while (p < lineEnd) {
+    const c = load<u8>(p);
+    if (c != 0x20 && c != 0x09 && c != 0x0d) return p;
+    p++;
+  }
+  return p;
+}
+
+/** Skips the JSON string at p (a '"') where nothing of it is kept: its closing quote is the next quote bit of the
+ * 64-byte blocks from its start (blockAt()), when no byte before it needs a look (an escape, a control byte, a byte
+ * that is not ASCII); else, and within 64 bytes of the line's end, readString() reads it from its start and
+ * validates it. Returns the position after it, 0 when it is not valid. Each string used to take its own 16-byte
+ * loads, compares and a reload of the byte found, one after the other; a block's bits serve every string that
+ * starts in it (git log -- bench/README.md: the engine 3.6% faster a line on the bench log). */
+@inline function stringFrom(p: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    let s = p + 1;
+    for (;;) {
+      // (behind the block's base: never today, as no reader moves back past a skipped string; kept so none can)
+      if (s >= BLK_END || s < BLK_BASE) {
+        if (s + 64 > lineEnd) break;
+        blockAt(s);
+      }
+      const sh = <u64>(s - BLK_BASE);
+      const qq = BLK_Q >> sh;
+      const xx = BLK_X >> sh;
+      if (qq != 0) {
+        // a byte to look at before the first quote: the quote may be escaped, or the string invalid
+        if ((xx & ((qq & (0 - qq)) - 1)) != 0) break;
+        return s + <usize>ctz(qq) + 1;
+      }
+      if (xx != 0) break;
+      s = BLK_END;
+    }
+  }
+  pos = p;
+  return readString(false) ? pos : 0;
+}
+
+/** A member name in a body whose name is not looked at, from p, then its ':': the position after the ':', 0 when
+ * the JSON is not valid there. */
+@inline function keyFrom(p: usize): usize {
+  p = wsFrom(p);
+  if (<u32>load<u8>(p) != 0x22) return 0;
+  p = stringFrom(p);
+  if (p == 0) return 0;
+  p = wsFrom(p);
+  if (<u32>load<u8>(p) != 0x3a) return 0;
+  return p + 1;
+}
+
+const M_RESPONSE: u32 = 0;
+const M_REQUEST: u32 = 1;
+const M_SPEC: u32 = 2;
+const M_METADATA: u32 = 3;
+
+/** Walks the members of the object at pos ('{'): after each name, the member function of `kind` reads or skips
+ * the value (false: declined). False when the line leaves the fast path; a name with escapes declines. */
+function eachMember(kind: u32): bool {
+  pos++;
+  skipWs();
+  if (peek() == 0x7d) {
+    pos++;
+    return true;
+  }
+  for (;;) {
+    if (!bodyKey() || strEsc) return false;
+    const kl = <u32>(strEnd - strStart);
+    let ok = false;
+    if (kind == M_RESPONSE) ok = responseMember(kl);
+    else if (kind == M_REQUEST) ok = requestMember(kl);
+    else if (kind == M_SPEC) ok = specMember(kl);
+    else ok = remainingMember(kl);
+    if (!ok) return false;
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    return d == 0x7d;
+  }
+}
+
+/** The value of a body member when it is an array: its length; -1 for any other value; -2: invalid. */
+function countItems(): i32 {
+  skipWs();
+  if (peek() != 0x5b) return skipBody() ? -1 : -2;
+  pos++;
+  skipWs();
+  if (peek() == 0x5d) {
+    pos++;
+    return 0;
+  }
+  let n: i32 = 0;
+  for (;;) {
+    if (!skipBody()) return -2;
+    n++;
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x2c) continue;
+    return d == 0x5d ? n : -2;
+  }
+}
+
+/** metadata.remainingItemCount as a plain integer (what the apiserver writes); NaN for a value that is not a
+ * number (null there); false for a number in another form (negative, a fraction, an exponent, 16 digits or more),
+ * which JSON.parse reads and the JavaScript path takes. */
+let remaining: f64 = NaN;
+function remainingMember(kl: u32): bool {
+  if (kl != 18 || !keyIs("remainingItemCount")) return skipBody();
+  skipWs();
+  const c = peek();
+  if (c < 0x30 || c > 0x39) {
+    if (c == 0x2d) return false;
+    remaining = NaN;
+    return skipBody();
+  }
+  if (c == 0x30 && pos + 1 < lineEnd && load<u8>(pos + 1) >= 0x30 && load<u8>(pos + 1) <= 0x39) return false; // 01
+  let x: f64 = 0;
+  let digits: u32 = 0;
+  while (peek() >= 0x30 && peek() <= 0x39) {
+    x = x * 10 + <f64>(peek() - 0x30);
+    pos++;
+    if (++digits > 15) return false;
+  }
+  const e = peek();
+  if (e == 0x2e || e == 0x65 || e == 0x45) return false;
+  remaining = x;
+  return true;
+}
+
+/** spec at the top of a body: declines when it has expirationSeconds (tokenExpirationSeconds); notes holderIdentity
+ * (an apiserver identity lease's leaseHolder, when this is the requestObject). */
+let inRequest = false;
+function specMember(kl: u32): bool {
+  if (kl == 17 && keyIs("expirationSeconds")) return false;
+  if (kl == 14 && keyIs("holderIdentity") && inRequest) reqHolder = true;
+  return skipBody();
+}
+
+function readSpec(): bool {
+  skipWs();
+  if (peek() != 0x7b) return skipBody();
+  return eachMember(M_SPEC);
+}
+
+function responseMember(kl: u32): bool {
+  if (kl == 5 && keyIs("items")) {
+    const n = countItems();
+    if (n == -2) return false;
+    setI(R_RETURNED, n);
+    return true;
+  }
+  if (kl == 8 && keyIs("metadata")) {
+    // a later metadata replaces an earlier one, and a metadata that is not an object (or has no count) gives none
+    remaining = NaN;
+    skipWs();
+    if (peek() == 0x7b) {
+      if (!eachMember(M_METADATA)) return false;
+    } else if (!skipBody()) return false;
+    store<f64>(rec, remaining, O_REMAINING);
+    return true;
+  }
+  if (kl == 4 && keyIs("spec")) return readSpec();
+  return skipBody();
+}
+
+function requestMember(kl: u32): bool {
+  if (kl == 4 && keyIs("spec")) return readSpec();
+  return skipBody();
+}
+
+/** responseObject: a later one replaces an earlier one (JSON.parse), so the counts start over. */
+function readResponseObject(): void {
+  setI(R_RETURNED, -1);
+  store<f64>(rec, NaN, O_REMAINING);
+  inRequest = false;
+  skipWs();
+  if (!(peek() == 0x7b ? eachMember(M_RESPONSE) : skipBody())) bad = true;
+}
+
+function readRequestObject(): void {
+  inRequest = true;
+  skipWs();
+  if (!(peek() == 0x7b ? eachMember(M_REQUEST) : skipBody())) bad = true;
+}
+
+// ---- one line ------------------------------------------------------------------------------------------
+
+const K_KIND: u32 = 1;
+const K_APIV: u32 = 2;
+const K_LEVEL: u32 = 4;
+const K_ID: u32 = 8;
+const K_STAGE: u32 = 16;
+const K_URI: u32 = 32;
+const K_VERB: u32 = 64;
+const K_USER: u32 = 128;
+const K_UA: u32 = 256;
+const K_REF: u32 = 512;
+const K_STATUS: u32 = 1024;
+const K_RECV: u32 = 2048;
+const K_STAGE_T: u32 = 4096;
+const K_ANN: u32 = 8192;
+const K_REQ_BODY: u32 = 16384;
+const K_RESP_BODY: u32 = 32768;
+
+/** Reads one audit line into the record at `rec`; false when it leaves the fast path. */
+function readEvent(): bool {
+  pos++; // '{'
+  bad = false;
+  leaseRef = 0;
+  reqHolder = false;
+  let seen: u32 = 0;
+  uriP = -1;
+  uriL = 0;
+  skipWs();
+  if (peek() == 0x7d) return false;
+  let next: i32 = 0; // the member the apiserver writes next (ORDER), tried first
+  for (;;) {
+    skipWs();
+    let bit: u32 = 0;
+    let act: u32 = 0; // 0 skip, 99 decline, else the member
+    if (ASC_FEATURE_SIMD && next < ORDER.length) {
+      const k = unchecked(ORDER[next]);
+      if (bytesAhead(k)) {
+        // "name": as predicted, read in one compare
+        strStart = pos - <usize>k.length + 1;
+        strEnd = pos - 2;
+        strEsc = false;
+        act = unchecked(ORDER_ACT[next]);
+        next++;
+        bit = act;
+        if (!readMember(act)) return false;
+        if (bit != 0) {
+          if (seen & bit) return false;
+          seen |= bit;
+        }
+        skipWs();
+        const d = peek();
+        pos++;
+        if (d == 0x7d) break;
+        if (d != 0x2c) return false;
+        continue;
+      }
+    }
+    if (peek() != 0x22 || !readString(false)) return false;
+    if (strEsc) return false; // an escaped member name
+    skipWs();
+    if (peek() != 0x3a) return false;
+    pos++;
+    const kl = <u32>(strEnd - strStart);
+    // Dispatch on the name's length, then compare: most members are tried once.
+    switch (kl) {
+      case 3:
+        if (keyIs("log")) act = 99;
+        break;
+      case 4:
+        if (keyIs("verb")) act = K_VERB;
+        else if (keyIs("kind")) act = K_KIND;
+        else if (keyIs("user")) act = K_USER;
+        break;
+      case 5:
+        if (keyIs("stage")) act = K_STAGE;
+        else if (keyIs("level")) act = K_LEVEL;
+        else if (keyIs("items") || keyIs("Entry")) act = 99;
+        break;
+      case 7:
+        if (keyIs("auditID")) act = K_ID;
+        else if (keyIs("records")) act = 99;
+        break;
+      case 9:
+        if (keyIs("userAgent")) act = K_UA;
+        else if (keyIs("objectRef")) act = K_REF;
+        else if (keyIs("logEvents") || keyIs("timestamp")) act = 99;
+        break;
+      case 10:
+        if (keyIs("requestURI")) act = K_URI;
+        else if (keyIs("apiVersion")) act = K_APIV;
+        else if (keyIs("properties") || keyIs("kubernetes")) act = 99;
+        break;
+      case 11:
+        if (keyIs("annotations")) act = K_ANN;
+        break;
+      case 12:
+        if (keyIs("protoPayload")) act = 99;
+        break;
+      case 13:
+        if (keyIs("requestObject")) act = K_REQ_BODY;
+        break;
+      case 14:
+        if (keyIs("stageTimestamp")) act = K_STAGE_T;
+        else if (keyIs("responseStatus")) act = K_STATUS;
+        else if (keyIs("responseObject")) act = K_RESP_BODY;
+        break;
+      case 24:
+        if (keyIs("requestReceivedTimestamp")) act = K_RECV;
+        break;
+    }
+    // markers a converter adds ("__queryUnknown"): the JavaScript path
+    if (act == 0 && kl > 2 && load<u8>(strStart) == 0x5f && load<u8>(strStart + 1) == 0x5f) act = 99;
+    if (act == 99) return false; // batches, wrappers, legacy times, markers: the JavaScript path
+    // a body may come twice: the last wins (readResponseObject starts over), as in JSON.parse
+    bit = act == K_REQ_BODY || act == K_RESP_BODY ? 0 : act;
+    next = orderAfter(act, next);
+    if (!readMember(act)) return false;
+    if (bit != 0) {
+      if (seen & bit) return false; // JSON.parse keeps the last of duplicate names: leave those to it
+      seen |= bit;
+    }
+    skipWs();
+    const d = peek();
+    pos++;
+    if (d == 0x7d) break;
+    if (d != 0x2c) return false;
+  }
+  skipWs();
+  if (pos != lineEnd) return false; // text after the object
+  // required, as normalizeAuditEvent requires them
+  if ((seen & (K_STAGE | K_VERB | K_URI | K_STAGE_T)) != (K_STAGE | K_VERB | K_URI | K_STAGE_T)) return false;
+  if (!(seen & K_RECV)) store<f64>(rec, load<f64>(rec, O_STAGE_T), O_RECEIVED);
+  // an apiserver identity lease written with its holder: leaseHolder, read by the JavaScript path
+  if (leaseRef == 7 && reqHolder) return false;
+  setI(R_URI_P, uriP);
+  setI(R_URI_L, uriL);
+  return parseQuery(SCRATCH + <usize>uriP, <u32>uriL);
+}
+
+// The members in the order the apiserver writes them (audit.Event's fields; impersonatedUser, requestObject and
+// responseObject, when present, are read the usual way and the order picks up after them).
+const ORDER: string[] = ['"kind":', '"apiVersion":', '"level":', '"auditID":', '"stage":', '"requestURI":', '"verb":', '"user":', '"sourceIPs":', '"userAgent":', '"objectRef":', '"responseStatus":', '"requestReceivedTimestamp":', '"stageTimestamp":', '"annotations":'];
+const ORDER_ACT: u32[] = [K_KIND, K_APIV, K_LEVEL, K_ID, K_STAGE, K_URI, K_VERB, K_USER, 0, K_UA, K_REF, K_STATUS, K_RECV, K_STAGE_T, K_ANN];
+
+/** The ORDER index after member `act` (a member read the usual way); `next` for a member not in it. */
+function orderAfter(act: u32, next: i32): i32 {
+  switch (act) {
+    case K_KIND: return 1;
+    case K_APIV: return 2;
+    case K_LEVEL: return 3;
+    case K_ID: return 4;
+    case K_STAGE: return 5;
+    case K_URI: return 6;
+    case K_VERB: return 7;
+    case K_USER: return 8;
+    case K_UA: return 10;
+    case K_REF: return 11;
+    case K_STATUS: return 12;
+    case K_REQ_BODY: return 12;
+    case K_RESP_BODY: return 12;
+    case K_RECV: return 13;
+    case K_STAGE_T: return 14;
+    case K_ANN: return 15;
+  }
+  return next;
+}
+
+let uriP: i32 = -1;
+let uriL: i32 = 0;
+
+/** Reads the value of top-level member `act` (0: skipped); false when the line leaves the fast path. */
+function readMember(act: u32): bool {
+  if (act == 0) return skipValue(0);
+  // one jump on the member's bit (a chain of compares took up to 15 a member, about 120 a line: the small lines
+  // of the bench log 3% faster)
+  switch (ctz(act)) {
+    case 0: // K_KIND
+      skipWs();
+      if (bytesAhead('"Event"')) break;
+      if (peek() != 0x22 || !readString(true) || !bytesAre(valPtr, valLen, "Event")) return false;
+      break;
+    case 1: // K_APIV
+      skipWs();
+      if (bytesAhead('"audit.k8s.io/v1"')) break;
+      if (peek() != 0x22 || !readString(true)) return false;
+      if (!bytesAre(valPtr, valLen, "audit.k8s.io/v1") && !bytesAre(valPtr, valLen, "audit.k8s.io/v1beta1") && !bytesAre(valPtr, valLen, "audit.k8s.io/v1alpha1")) return false;
+      break;
+    case 2: // K_LEVEL
+      skipWs();
+      if (bytesAhead('"Metadata"')) {
+        setI(R_LEVEL, ID_METADATA);
+        break;
+      }
+      setI(R_LEVEL, internValue());
+      break;
+    case 3: // K_ID
+      skipWs();
+      if (peek() != 0x22 || !readString(true)) return false;
+      if (valLen == 0) setI(R_ID_P, -1);
+      else {
+        setI(R_ID_P, <i32>keepString());
+        setI(R_ID_L, <i32>valLen);
+      }
+      break;
+    case 4: // K_STAGE
+      skipWs();
+      if (bytesAhead('"ResponseComplete"')) {
+        setI(R_STAGE, 2);
+        break;
+      }
+      if (peek() != 0x22 || !readString(true)) return false;
+      if (bytesAre(valPtr, valLen, "ResponseComplete")) setI(R_STAGE, 2);
+      else if (bytesAre(valPtr, valLen, "RequestReceived")) setI(R_STAGE, 0);
+      else if (bytesAre(valPtr, valLen, "ResponseStarted")) setI(R_STAGE, 1);
+      else if (bytesAre(valPtr, valLen, "Panic")) setI(R_STAGE, 3);
+      else return false;
+      break;
+    case 5: // K_URI
+      skipWs();
+      if (peek() != 0x22 || !readString(true)) return false;
+      uriP = <i32>keepString();
+      uriL = <i32>valLen;
+      break;
+    case 6: // K_VERB
+      setI(R_VERB, internValue());
+      break;
+    case 7: // K_USER
+      readUser();
+      break;
+    case 8: // K_UA
+      setI(R_UA, internValue());
+      break;
+    case 9: // K_REF
+      readObjectRef();
+      break;
+    case 10: // K_STATUS
+      readStatus();
+      break;
+    case 11: // K_RECV
+      store<f64>(rec, timeValue(), O_RECEIVED);
+      break;
+    case 12: // K_STAGE_T
+      store<f64>(rec, timeValue(), O_STAGE_T);
+      break;
+    case 13: // K_ANN
+      readAnnotations();
+      break;
+    case 14: // K_REQ_BODY
+      readRequestObject();
+      break;
+    case 15: // K_RESP_BODY
+      readResponseObject();
+      break;
+  }
+  return !bad;
+}
+
+// ---- kube-apiserver's own log: httplog's line (-v>=3) -------------------------------------------------
+//
+// `I1130 10:00:00.002001       1 httplog.go:132] "HTTP" verb="LIST" URI="/api/v1/pods?limit=500" latency="3ms"
+// userAgent="…" audit-ID="…" srcIP="10.0.1.0:30001" apf_pl="…" apf_fs="…" … resp=200` becomes a record of status
+// 2, read as src/decode/apiserver-log.ts (parseKlogHeader, parseKlogMessage, requestOfHttplog, kubeVerbOf) and
+// src/model/request-uri.ts (parsePath) read it, to the same fields. What those read differently from a plain form
+// (an escape or a byte past ASCII in a value they keep, a key that changes their answer, a header of another
+// caller, an odd path) is declined, and the host's JavaScript path reads the line (and, while the apiserver log's
+// reader holds a trace block or a value of several lines, the host gives it this record's line: ScanState).
+
+const R_SRCIP = 40; // srcIP without its port, -1: none
+const R_APF_PL = 41;
+const R_APF_FS = 42;
+const R_CALLER = 43; // "httplog.go:132"
+const O_APF_WAIT = 152; // f64, apf_init_latency in ms, NaN: none
+
+// klogTimeMs' clock (src/decode/apiserver-log.ts): klog writes no year
+let klogNowMs: f64 = NaN;
+let klogNowYear: i32 = 0;
+let klogYear: f64 = NaN; // --syslog-year, NaN: inferred
+export function setKlogClock(nowMs: f64, nowYear: i32, year: f64): void {
+  klogNowMs = nowMs;
+  klogNowYear = nowYear;
+  klogYear = year;
+}
+
+/** Date.UTC(y, mo - 1, dd) for a month 1-12 and a day 1-31 (a day past the month's end rolls over, as Date.UTC). */
+function civilMs(y: i32, mo: i32, dd: i32): f64 {
+  const yy = mo <= 2 ? y - 1 : y;
+  const era = (yy >= 0 ? yy : yy - 399) / 400;
+  const yoe = yy - era * 400;
+  const mp = mo > 2 ? mo - 3 : mo + 9;
+  const doy = (153 * mp + 2) / 5;
+  const doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return (<f64>(era * 146097 + doe - 719468) + <f64>(dd - 1)) * 86400000;
+}
+
+// Exact powers of ten (a decimal of at most 15 digits over one of them is the double JavaScript's Number() reads)
+const POW10 = memory.data<f64>([1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]);
+let durBad = false; // a duration the module cannot read to the same double: the line is declined
+
+/** parseGoDurationMs (src/decode/time.ts) of [p, p+n): ms, NaN for null; durBad for a form it leaves to JavaScript. */
+function goDurationMs(p: usize, n: u32): f64 {
+  durBad = false;
+  if (n == 0) return NaN;
+  if ((n == 1 && load<u8>(p) == 0x30) || (n == 2 && load<u16>(p) == 0x7330)) return 0;
+  let total: f64 = 0;
+  let i: u32 = 0;
+  while (i < n) {
+    let mant: u64 = 0;
+    let digitsN: u32 = 0;
+    let frac: u32 = 0;
+    let c = load<u8>(p + i);
+    if (c < 0x30 || c > 0x39) return NaN;
+    while (i < n && (c = load<u8>(p + i)) >= 0x30 && c <= 0x39) {
+      mant = mant * 10 + <u64>(c - 0x30);
+      if (mant != 0) digitsN++;
+      i++;
+    }
+    if (i < n && load<u8>(p + i) == 0x2e && i + 1 < n && (c = load<u8>(p + i + 1)) >= 0x30 && c <= 0x39) {
+      i++;
+      while (i < n && (c = load<u8>(p + i)) >= 0x30 && c <= 0x39) {
+        mant = mant * 10 + <u64>(c - 0x30);
+        if (mant != 0) digitsN++;
+        frac++;
+        i++;
+      }
+    }
+    if (digitsN > 15 || frac > 22) {
+      durBad = true;
+      return NaN;
+    }
+    let unit: f64 = 0;
+    const a: u32 = i < n ? <u32>load<u8>(p + i) : 0;
+    const b: u32 = i + 1 < n ? <u32>load<u8>(p + i + 1) : 0;
+    const c2: u32 = i + 2 < n ? <u32>load<u8>(p + i + 2) : 0;
+    if (a == 0x6e && b == 0x73) { unit = 1e-6; i += 2; }
+    else if (a == 0x75 && b == 0x73) { unit = 1e-3; i += 2; }
+    else if (a == 0xc2 && b == 0xb5 && c2 == 0x73) { unit = 1e-3; i += 3; } // µs
+    else if (a == 0xce && b == 0xbc && c2 == 0x73) { unit = 1e-3; i += 3; } // μs
+    else if (a == 0x6d && b == 0x73) { unit = 1; i += 2; }
+    else if (a == 0x73) { unit = 1000; i += 1; }
+    else if (a == 0x6d) { unit = 60000; i += 1; }
+    else if (a == 0x68) { unit = 3600000; i += 1; }
+    else return NaN;
+    total += (<f64>mant / load<f64>(POW10 + (<usize>frac << 3))) * unit;
+  }
+  return total;
+}
+
+/** JavaScript's Math.round. */
+@inline function jsRound(x: f64): f64 {
+  const f = floor(x);
+  return x - f >= 0.5 ? f + 1 : f;
+}
+
+// the keys of an httplog line the JavaScript path reads (requestOfHttplog), and those that change what it reads
+const H_VERB = 0;
+const H_URI = 1;
+const H_LATENCY = 2;
+const H_UA = 3;
+const H_ID = 4;
+const H_SRCIP = 5;
+const H_PL = 6;
+const H_FS = 7;
+const H_INIT = 8;
+const H_RESP = 9;
+const H_OTHER = 10; // read by nothing: skipped
+const H_DECLINE = 11; // UserAgent, auditID (read when the usual key is absent), hijacked: left to JavaScript
+
+function httplogKey(p: usize, n: u32): i32 {
+  switch (n) {
+    case 3:
+      return bytesAre(p, n, "URI") ? H_URI : H_OTHER;
+    case 4:
+      return bytesAre(p, n, "verb") ? H_VERB : bytesAre(p, n, "resp") ? H_RESP : H_OTHER;
+    case 5:
+      return bytesAre(p, n, "srcIP") ? H_SRCIP : H_OTHER;
+    case 6:
+      return bytesAre(p, n, "apf_pl") ? H_PL : bytesAre(p, n, "apf_fs") ? H_FS : H_OTHER;
+    case 7:
+      return bytesAre(p, n, "latency") ? H_LATENCY : bytesAre(p, n, "auditID") ? H_DECLINE : H_OTHER;
+    case 8:
+      return bytesAre(p, n, "audit-ID") ? H_ID : bytesAre(p, n, "hijacked") ? H_DECLINE : H_OTHER;
+    case 9:
+      return bytesAre(p, n, "userAgent") ? H_UA : bytesAre(p, n, "UserAgent") ? H_DECLINE : H_OTHER;
+    case 16:
+      return bytesAre(p, n, "apf_init_latency") ? H_INIT : H_OTHER;
+  }
+  return H_OTHER;
+}
+
+/** In a plain line (plainAscii): the offset of the first '=', ' ' or '"' in [p, p+n), or n: where a key ends. */
+@inline function findKeyEnd(p: usize, n: u32): u32 {
+  let i: u32 = 0;
+  if (ASC_FEATURE_SIMD) {
+    const eq = i8x16.splat(0x3d);
+    const sp = i8x16.splat(0x20);
+    const qt = i8x16.splat(0x22);
+    while (i + 16 <= n) {
+      const v = v128.load(p + i);
+      const bits = i8x16.bitmask(v128.or(v128.or(i8x16.eq(v, eq), i8x16.eq(v, sp)), i8x16.eq(v, qt)));
+      if (bits != 0) return i + <u32>ctz(bits);
+      i += 16;
+    }
+    if (i < n && p + i + 16 <= (<usize>memory.size()) << 16) {
+      const v = v128.load(p + i);
+      const bits = i8x16.bitmask(v128.or(v128.or(i8x16.eq(v, eq), i8x16.eq(v, sp)), i8x16.eq(v, qt))) & ((1 << (n - i)) - 1);
+      return bits != 0 ? i + <u32>ctz(bits) : n;
+    }
+  }
+  for (; i < n; i++) {
+    const c = load<u8>(p + i);
+    if (c == 0x3d || c == 0x20 || c == 0x22) return i;
+  }
+  return n;
+}
+
+/** Whether [p, p+n) holds a byte below 0x20, above 0x7e, or a backslash: a line without one is read quote to quote. */
+function plainAscii(p: usize, n: u32): bool {
+  let i: u32 = 0;
+  if (ASC_FEATURE_SIMD) {
+    const lo = i8x16.splat(0x20);
+    const hi = i8x16.splat(0x7e);
+    const bs = i8x16.splat(0x5c);
+    while (i + 16 <= n) {
+      const v = v128.load(p + i);
+      if (v128.any_true(v128.or(v128.or(i8x16.lt_u(v, lo), i8x16.gt_u(v, hi)), i8x16.eq(v, bs)))) return false;
+      i += 16;
+    }
+  }
+  for (; i < n; i++) {
+    const c = load<u8>(p + i);
+    if (c < 0x20 || c > 0x7e || c == 0x5c) return false;
+  }
+  return true;
+}
+
+// the values read, [start, length) in the input
+const HV_P = memory.data(40);
+const HV_L = memory.data(40);
+// path segments: start and length, at most 8 (more: declined)
+const SEG_P = memory.data(32);
+const SEG_L = memory.data(32);
+const VERB_NAMES: string[] = ['list', 'get', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'connect'];
+const VERB_IDS = memory.data(36);
+let verbIdsReady = false;
+
+/** The id of a fixed ASCII string (a verb), interned once. */
+function verbId(k: i32): i32 {
+  if (!verbIdsReady) {
+    for (let i = 0; i < VERB_NAMES.length; i++) {
+      const f = unchecked(VERB_NAMES[i]);
+      const at = SCRATCH + <usize>scratchPos; // (scan() keeps room past the line's strings)
+      for (let j = 0; j < f.length; j++) store<u8>(at + <usize>j, <u8>f.charCodeAt(j));
+      const id = intern(at, <u32>f.length);
+      if (id < 0) return -2;
+      store<i32>(VERB_IDS + (<usize>i << 2), id);
+    }
+    verbIdsReady = true;
+  }
+  return load<i32>(VERB_IDS + (<usize>k << 2));
+}
+
+/** Whether bytes [p, p+n) equal ASCII `s` ignoring case (s in upper case). */
+function upperIs(p: usize, n: u32, s: string): bool {
+  if (<u32>s.length != n) return false;
+  for (let i: u32 = 0; i < n; i++) {
+    let c = <u32>load<u8>(p + i);
+    if (c >= 0x61 && c <= 0x7a) c -= 0x20;
+    if (c != <u32>s.charCodeAt(<i32>i)) return false;
+  }
+  return true;
+}
+
+/** kubeVerbOf's `watch=true` or `watch=1` (any case) among the query's raw parameters [p, p+n). */
+function rawWatchParam(p: usize, n: u32): bool {
+  let s: u32 = 0;
+  while (s <= n) {
+    let e = s;
+    while (e < n && load<u8>(p + e) != 0x26) e++;
+    const k = e - s;
+    if ((k == 10 && upperIs(p + s, 10, "WATCH=TRUE")) || (k == 7 && upperIs(p + s, 7, "WATCH=1"))) return true;
+    s = e + 1;
+  }
+  return false;
+}
+
+/** Reads one klog line at [pos, lineEnd) as httplog's "HTTP" line into the record; false: declined. */
+function readHttplog(): bool {
+  const p = pos;
+  const e = lineEnd;
+  if (e - p < 40 || load<u8>(p) != 0x49 /* I */) return false;
+  const mo = digits(p + 1, 2);
+  const dd = digits(p + 3, 2);
+  const hh = digits(p + 6, 2);
+  const mi = digits(p + 9, 2);
+  const ss = digits(p + 12, 2);
+  const us = digits(p + 15, 6);
+  if (load<u8>(p + 5) != 0x20 || load<u8>(p + 8) != 0x3a || load<u8>(p + 11) != 0x3a || load<u8>(p + 14) != 0x2e) return false;
+  if (mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh < 0 || hh > 23 || mi < 0 || mi > 59 || ss < 0 || ss > 60 || us < 0) return false;
+  let q = p + 21;
+  // the thread id between spaces, then the caller
+  if (load<u8>(q) != 0x20) return false;
+  while (q < e && load<u8>(q) == 0x20) q++;
+  const t0 = q;
+  while (q < e && load<u8>(q) >= 0x30 && load<u8>(q) <= 0x39) q++;
+  if (q == t0 || q >= e || load<u8>(q) != 0x20) return false;
+  while (q < e && load<u8>(q) == 0x20) q++;
+  const cp = q;
+  if (e - q < 12 || !asciiIs(q, 11, "httplog.go:")) return false;
+  q += 11;
+  const d0 = q;
+  while (q < e && load<u8>(q) >= 0x30 && load<u8>(q) <= 0x39) q++;
+  if (q == d0 || q + 2 > e || load<u8>(q) != 0x5d || load<u8>(q + 1) != 0x20) return false;
+  const caller = intern(cp, <u32>(q - cp));
+  if (caller < 0) return false;
+  q += 2;
+  // the message, then its pairs
+  if (e - q < 7 || !asciiIs(q, 6, "\"HTTP\"")) return false;
+  q += 6;
+  const plain = plainAscii(q, <u32>(e - q));
+  let seen: u32 = 0;
+  while (q < e) {
+    if (load<u8>(q) != 0x20) return false;
+    q++;
+    const k0 = q;
+    if (plain) q += <usize>findKeyEnd(q, <u32>(e - q));
+    else
+      while (q < e) {
+        const c = load<u8>(q);
+        if (c == 0x3d || c <= 0x20 || c >= 0x7f || c == 0x22) break;
+        q++;
+      }
+    if (q >= e || load<u8>(q) != 0x3d || q == k0) return false;
+    const key = httplogKey(k0, <u32>(q - k0));
+    if (key == H_DECLINE) return false;
+    q++;
+    let vp = q;
+    let vl: u32 = 0;
+    if (q < e && load<u8>(q) == 0x22) {
+      q++;
+      vp = q;
+      if (plain) {
+        // (no escape, no control byte and nothing past ASCII in the line: the next quote closes the value)
+        const k = findByte(q, <u32>(e - q), 0x22);
+        if (<usize>k >= e - q) return false;
+        q += <usize>k;
+      } else for (;;) {
+        if (q >= e) return false;
+        const c = load<u8>(q);
+        if (c == 0x22) break;
+        if (c == 0x5c) {
+          if (key != H_OTHER) return false; // an escape in a value read: JavaScript unquotes it
+          // (skipped as readQuoted skips it: \xHH, \uHHHH and \UHHHHHHHH take their digits along)
+          const x = q + 1 < e ? load<u8>(q + 1) : 0;
+          q += x == 0x78 ? 4 : x == 0x75 ? 6 : x == 0x55 ? 10 : 2;
+          continue;
+        }
+        // bytes past ASCII in a value read (but a latency's µ): left to JavaScript, which decodes them
+        if (key != H_OTHER && (c < 0x20 || (c >= 0x7f && key != H_LATENCY && key != H_INIT))) return false;
+        q++;
+      }
+      vl = <u32>(q - vp);
+      q++;
+      if (q < e && load<u8>(q) != 0x20) return false;
+    } else {
+      if (q < e && load<u8>(q) == 0x3c && q + 1 == e) return false; // `key=<`: a value of several lines follows
+      if (plain) {
+        q += <usize>findByte(q, <u32>(e - q), 0x20);
+      } else {
+        while (q < e && load<u8>(q) != 0x20) {
+          const c = load<u8>(q);
+          if (key != H_OTHER && (c < 0x20 || c >= 0x7f)) return false;
+          q++;
+        }
+      }
+      vl = <u32>(q - vp);
+    }
+    if (key < H_OTHER) {
+      if (seen & (1 << key)) return false; // a key twice: the Map keeps the last, left to JavaScript
+      seen |= 1 << key;
+      store<u32>(HV_P + (<usize>key << 2), <u32>vp);
+      store<u32>(HV_L + (<usize>key << 2), vl);
+    }
+  }
+  if ((seen & 3) != 3) return false; // verb and URI
+  // the URI: kept, its path read as parsePath, its query by parseQuery
+  const up = load<u32>(HV_P + (<usize>H_URI << 2));
+  const un = load<u32>(HV_L + (<usize>H_URI << 2));
+  if (un == 0 || load<u8>(up) != 0x2f || scratchPos + un > SCRATCH_CAP) return false;
+  const uriP = scratchPos;
+  memory.copy(SCRATCH + uriP, up, un);
+  scratchPos += un;
+  const qm = findByte(<usize>up, un, 0x3f);
+  // the path's segments, empty ones left out (as parsePath and isCollectionPath split it)
+  let segs: i32 = 0;
+  let s: u32 = 0;
+  // (a %-escape in the path is declined by parseQuery; a '#' in it stays in parsePath's last segment: JavaScript's)
+  if (findByte(<usize>up, qm, 0x23) < qm) return false;
+  while (s < qm) {
+    while (s < qm && load<u8>(up + s) == 0x2f) s++;
+    if (s >= qm) break;
+    const s0 = s;
+    s += findByte(<usize>up + s, qm - s, 0x2f);
+    if (segs >= 8) return false;
+    store<u32>(SEG_P + (<usize>segs << 2), <u32>up + s0);
+    store<u32>(SEG_L + (<usize>segs << 2), s - s0);
+    segs++;
+  }
+  let res: i32 = -1;
+  let grp: i32 = -1;
+  let ns: i32 = -1;
+  let sub: i32 = -1;
+  let nameP: usize = 0;
+  let nameL: u32 = 0;
+  let collection = false;
+  let first: i32 = -1;
+  if (segs > 0 && bytesAre(<usize>load<u32>(SEG_P + (<usize>(0) << 2)), load<u32>(SEG_L + (<usize>(0) << 2)), "api")) first = 2;
+  else if (segs > 0 && bytesAre(<usize>load<u32>(SEG_P + (<usize>(0) << 2)), load<u32>(SEG_L + (<usize>(0) << 2)), "apis")) first = 3;
+  else if (segs > 0 && bytesAre(<usize>load<u32>(SEG_P + (<usize>(0) << 2)), load<u32>(SEG_L + (<usize>(0) << 2)), "core")) return false;
+  if (first > 0 && segs > first) {
+    const r0 = first;
+    const n = segs - r0;
+    if (bytesAre(<usize>load<u32>(SEG_P + (<usize>(r0) << 2)), load<u32>(SEG_L + (<usize>(r0) << 2)), "watch") || bytesAre(<usize>load<u32>(SEG_P + (<usize>(r0) << 2)), load<u32>(SEG_L + (<usize>(r0) << 2)), "proxy")) return false;
+    if (first == 3) {
+      grp = intern(<usize>load<u32>(SEG_P + (<usize>(1) << 2)), load<u32>(SEG_L + (<usize>(1) << 2)));
+      if (grp < 0) return false;
+    }
+    let at = r0; // the resource's segment
+    if (bytesAre(<usize>load<u32>(SEG_P + (<usize>(r0) << 2)), load<u32>(SEG_L + (<usize>(r0) << 2)), "namespaces") && n >= 2) {
+      if (n == 2 || (n == 3 && (bytesAre(<usize>load<u32>(SEG_P + (<usize>(r0 + 2) << 2)), load<u32>(SEG_L + (<usize>(r0 + 2) << 2)), "status") || bytesAre(<usize>load<u32>(SEG_P + (<usize>(r0 + 2) << 2)), load<u32>(SEG_L + (<usize>(r0 + 2) << 2)), "finalize")))) {
+        // the namespace object itself
+        res = intern(<usize>load<u32>(SEG_P + (<usize>(r0) << 2)), load<u32>(SEG_L + (<usize>(r0) << 2)));
+        nameP = <usize>load<u32>(SEG_P + (<usize>(r0 + 1) << 2));
+        nameL = load<u32>(SEG_L + (<usize>(r0 + 1) << 2));
+        if (n == 3) sub = intern(<usize>load<u32>(SEG_P + (<usize>(r0 + 2) << 2)), load<u32>(SEG_L + (<usize>(r0 + 2) << 2)));
+        at = -1;
+      } else {
+        ns = intern(<usize>load<u32>(SEG_P + (<usize>(r0 + 1) << 2)), load<u32>(SEG_L + (<usize>(r0 + 1) << 2)));
+        if (ns < 0) return false;
+        at = r0 + 2;
+      }
+      collection = n == 3; // isCollectionPath: /namespaces/NS/pods (and /namespaces alone: n == 1, below)
+    } else collection = n == 1;
+    if (at >= 0) {
+      const left = segs - at;
+      if (left > 3) return false; // a subresource of several segments: joined by JavaScript
+      res = intern(<usize>load<u32>(SEG_P + (<usize>(at) << 2)), load<u32>(SEG_L + (<usize>(at) << 2)));
+      if (left >= 2) {
+        nameP = <usize>load<u32>(SEG_P + (<usize>(at + 1) << 2));
+        nameL = load<u32>(SEG_L + (<usize>(at + 1) << 2));
+      }
+      if (left == 3) sub = intern(<usize>load<u32>(SEG_P + (<usize>(at + 2) << 2)), load<u32>(SEG_L + (<usize>(at + 2) << 2)));
+    }
+  }
+  // (discovery, /api/v1 or /apis/apps/v1, and paths outside the API: parsePath's EMPTY_PATH, no group either)
+  if (res == -2 || sub == -2) return false;
+  // the verb, as kubeVerbOf works it out from httplog's verb and the URI
+  const vp = load<u32>(HV_P + (<usize>H_VERB << 2));
+  const vn = load<u32>(HV_L + (<usize>H_VERB << 2));
+  const watch = qm < un && rawWatchParam(up + qm + 1, un - qm - 1);
+  let vk: i32 = -1;
+  const get = collection ? 0 : 1;
+  switch (vn) {
+    case 3:
+      if (upperIs(vp, vn, "GET")) vk = watch ? 2 : get;
+      else if (upperIs(vp, vn, "PUT")) vk = 4;
+      break;
+    case 4:
+      if (upperIs(vp, vn, "LIST")) vk = watch ? 2 : get;
+      else if (upperIs(vp, vn, "POST")) vk = 3;
+      break;
+    case 5:
+      if (upperIs(vp, vn, "WATCH")) vk = 2;
+      else if (upperIs(vp, vn, "PATCH") || upperIs(vp, vn, "APPLY")) vk = 5;
+      break;
+    case 6:
+      if (upperIs(vp, vn, "CREATE")) vk = 3;
+      else if (upperIs(vp, vn, "UPDATE")) vk = 4;
+      else if (upperIs(vp, vn, "DELETE")) vk = collection ? 7 : 6;
+      break;
+    case 7:
+      if (upperIs(vp, vn, "CONNECT")) vk = 8;
+      break;
+    case 9:
+      if (upperIs(vp, vn, "WATCHLIST")) vk = 2;
+      break;
+    case 16:
+      if (upperIs(vp, vn, "DELETECOLLECTION")) vk = 7;
+      break;
+  }
+  if (vk < 0) return false;
+  const verb = verbId(vk);
+  if (verb < 0) return false;
+  // the time: klogTimeMs
+  const dayMs = <f64>(((hh * 60 + mi) * 60 + ss) * 1000 + us / 1000);
+  let endMs: f64;
+  if (!isNaN(klogYear)) endMs = civilMs(<i32>klogYear, mo, dd) + dayMs;
+  else {
+    endMs = civilMs(klogNowYear, mo, dd) + dayMs;
+    if (endMs > klogNowMs + 86400000) endMs = civilMs(klogNowYear - 1, mo, dd) + dayMs;
+  }
+  let latency: f64 = NaN;
+  if (seen & (1 << H_LATENCY)) {
+    latency = goDurationMs(load<u32>(HV_P + (<usize>H_LATENCY << 2)), load<u32>(HV_L + (<usize>H_LATENCY << 2)));
+    if (durBad) return false;
+  }
+  let wait: f64 = NaN;
+  if (seen & (1 << H_INIT)) {
+    wait = goDurationMs(load<u32>(HV_P + (<usize>H_INIT << 2)), load<u32>(HV_L + (<usize>H_INIT << 2)));
+    if (durBad) return false;
+  }
+  let code: i32 = -1;
+  if (seen & (1 << H_RESP)) {
+    const rl = load<u32>(HV_L + (<usize>H_RESP << 2));
+    if (rl > 0) {
+      if (rl > 4) return false;
+      code = digits(load<u32>(HV_P + (<usize>H_RESP << 2)), rl);
+      if (code < 0) return false;
+    }
+  }
+  let ua: i32 = -1;
+  if (seen & (1 << H_UA)) {
+    ua = intern(load<u32>(HV_P + (<usize>H_UA << 2)), load<u32>(HV_L + (<usize>H_UA << 2)));
+    if (ua < 0) return false;
+  }
+  let src: i32 = -1;
+  if (seen & (1 << H_SRCIP)) {
+    // hostOf: "[fd00::1]:443" → "fd00::1"; "10.0.0.5:43210" → "10.0.0.5"; more than one ':' (IPv6 bare): as it is
+    let ap = load<u32>(HV_P + (<usize>H_SRCIP << 2));
+    let al = load<u32>(HV_L + (<usize>H_SRCIP << 2));
+    if (al > 0 && load<u8>(ap) == 0x5b) {
+      const close = findByte(ap, al, 0x5d);
+      if (close < al) {
+        ap += 1;
+        al = close - 1;
+      }
+    } else {
+      let colons: u32 = 0;
+      let last: u32 = 0;
+      for (let i: u32 = 0; i < al; i++) {
+        if (load<u8>(ap + i) == 0x3a) {
+          colons++;
+          last = i;
+        }
+      }
+      if (colons == 1 && last > 0) al = last;
+    }
+    if (al > 0) {
+      src = intern(ap, al);
+      if (src < 0) return false;
+    }
+  }
+  let pl: i32 = -1;
+  if (seen & (1 << H_PL)) {
+    pl = intern(load<u32>(HV_P + (<usize>H_PL << 2)), load<u32>(HV_L + (<usize>H_PL << 2)));
+    if (pl < 0) return false;
+  }
+  let fs: i32 = -1;
+  if (seen & (1 << H_FS)) {
+    fs = intern(load<u32>(HV_P + (<usize>H_FS << 2)), load<u32>(HV_L + (<usize>H_FS << 2)));
+    if (fs < 0) return false;
+  }
+  // (the reader keeps the priority level only beside a flow schema: `apfFlowSchema, apfPriorityLevel` or neither)
+  if (fs == ID_EMPTY) fs = -1;
+  if (fs < 0) pl = -1;
+  setI(R_STAGE, 2);
+  setI(R_VERB, verb);
+  setI(R_UA, ua);
+  setI(R_RESOURCE, res);
+  setI(R_GROUP, grp);
+  setI(R_NS, ns);
+  setI(R_SUB, sub);
+  if (nameL > 0) {
+    const at = scratchPos;
+    memory.copy(SCRATCH + at, nameP, nameL);
+    scratchPos += nameL;
+    setI(R_NAME_P, <i32>at);
+    setI(R_NAME_L, <i32>nameL);
+  }
+  if ((seen & (1 << H_ID)) && load<u32>(HV_L + (<usize>H_ID << 2)) > 0) {
+    const il = load<u32>(HV_L + (<usize>H_ID << 2));
+    const at = scratchPos;
+    memory.copy(SCRATCH + at, load<u32>(HV_P + (<usize>H_ID << 2)), il);
+    scratchPos += il;
+    setI(R_ID_P, <i32>at);
+    setI(R_ID_L, <i32>il);
+  }
+  setI(R_CODE, code);
+  setI(R_SRCIP, src);
+  setI(R_APF_PL, pl);
+  setI(R_APF_FS, fs);
+  setI(R_CALLER, caller);
+  store<f64>(rec, isNaN(latency) ? endMs : endMs - jsRound(latency), O_RECEIVED);
+  store<f64>(rec, endMs, O_STAGE_T);
+  store<f64>(rec, wait, O_APF_WAIT);
+  setI(R_URI_P, <i32>uriP);
+  setI(R_URI_L, <i32>un);
+  return parseQuery(SCRATCH + <usize>uriP, un);
+}
+
+function resetRecord(): void {
+  memory.fill(rec, 0, REC_BYTES);
+  setI(R_LEVEL, -1);
+  setI(R_USER, -1);
+  setI(R_UA, -1);
+  setI(R_NODE, -1);
+  setI(R_RESOURCE, -1);
+  setI(R_GROUP, -1);
+  setI(R_NS, -1);
+  setI(R_SUB, -1);
+  setI(R_NAME_P, -1);
+  setI(R_ID_P, -1);
+  setI(R_CODE, -1);
+  setI(R_RVM, -1);
+  setI(R_FSEL, -1);
+  setI(R_LSEL, -1);
+  setI(R_RETURNED, -1);
+  store<f64>(rec, NaN, O_RECEIVED);
+  store<f64>(rec, NaN, O_REMAINING);
+}
+
+/** Finds the next \n at or after p (SIMD when enabled); returns `end` when there is none before it. */
+function findNewline(p: usize, end: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    const nl = i8x16.splat(0x0a);
+    // 64 bytes a turn (lines of bodies run to hundreds of KB), then 16
+    while (p + 64 <= end) {
+      const a = i8x16.eq(v128.load(p), nl);
+      const b = i8x16.eq(v128.load(p + 16), nl);
+      const c = i8x16.eq(v128.load(p + 32), nl);
+      const d = i8x16.eq(v128.load(p + 48), nl);
+      if (v128.any_true(v128.or(v128.or(a, b), v128.or(c, d)))) {
+        const bits = <u64>i8x16.bitmask(a) | (<u64>i8x16.bitmask(b) << 16) | (<u64>i8x16.bitmask(c) << 32) | (<u64>i8x16.bitmask(d) << 48);
+        return p + <usize>ctz(bits);
+      }
+      p += 64;
+    }
+    while (p + 16 <= end) {
+      const bits = i8x16.bitmask(i8x16.eq(v128.load(p), nl));
+      if (bits != 0) return p + <usize>ctz(bits);
+      p += 16;
+    }
+  }
+  while (p < end) {
+    if (load<u8>(p) == 0x0a) return p;
+    p++;
+  }
+  return end;
+}
+
+/** Reads the lines of input [0, len): each must end with \n (the host holds a partial last line). Lines longer
+ * than `maxLine` bytes, and the first `declineFirst` lines, are declined unread. Writes one record per line,
+ * up to the record capacity; returns the number of input bytes consumed (whole lines). Records: outPtr(),
+ * count = the result of lineCount() after the call. */
+let lines: u32 = 0;
+export function lineCount(): u32 {
+  return lines;
+}
+export function scan(len: u32, maxLine: u32, declineFirst: u32): u32 {
+  scratchPos = 0;
+  newsCount = 0;
+  lines = 0;
+  let p = IN;
+  const end = IN + <usize>len;
+  while (p < end && lines < OUT_CAP) {
+    // the unescaped strings of one line are at most the line's length: keep room for a whole line
+    const nl = findNewline(p, end);
+    if (nl >= end) break;
+    let e = nl;
+    if (e > p && load<u8>(e - 1) == 0x0d) e--;
+    rec = OUT + (<usize>lines) * REC_BYTES;
+    resetRecord();
+    setI(R_START, <i32>(p - IN));
+    setI(R_END, <i32>(e - IN));
+    setI(R_NL, <i32>(nl - IN));
+    const n = <u32>(e - p);
+    let ok = false;
+    let status = 1;
+    if (lines >= declineFirst && n <= maxLine && n > 1 && scratchPos + n * 2 + 64 <= SCRATCH_CAP) {
+      pos = p;
+      lineEnd = e;
+      BLK_END = 0;
+      // strings interned for a line that is then declined stay (the table only grows); the host learns them too
+      const c0 = load<u8>(p);
+      if (c0 == 0x7b) ok = readEvent();
+      else if (c0 == 0x49 && !isNaN(klogNowMs)) {
+        ok = readHttplog();
+        status = 2;
+      }
+    }
+    setI(R_STATUS, ok ? status : 0);
+    setI(R_MARK, 0);
+    lines++;
+    p = nl + 1;
+  }
+  return <u32>(p - IN);
+}
+
+// ---- the requests the aggregator counts (ScanState.countEngine) and the lines it admits here -----------------
+
+/** How the aggregator (slots.ts) counts the final-stage request whose record is at r: its mark bits (slots.ts M_*:
+ * 1 counted, 2 a plain read, 4 a listing, 8 a watch's end), or 0 when the host counts it as an event (countRequest):
+ * no objectRef resource (the URI names it), a node read by name (a cluster fact), a TokenRequest (its account), a
+ * latency past the last latency edge. */
+function classify(r: usize): i32 {
+  // the copy fingerprint hashes an ID's UTF-16 code units: the module hashes ASCII IDs only (the same numbers)
+  if (fingerprintOn() && !asciiId(r)) return 0;
+  const verb = load<i32>(r + (<usize>R_VERB << 2));
+  const res = load<i32>(r + (<usize>R_RESOURCE << 2));
+  const sub = load<i32>(r + (<usize>R_SUB << 2));
+  const isRead = verb == ID_LIST || verb == ID_GET || verb == ID_WATCH;
+  if (res < 0 || res == ID_EMPTY) return 0;
+  if (isRead && res == ID_NODES && load<i32>(r + (<usize>R_NAME_P << 2)) >= 0 && load<i32>(r + (<usize>R_NAME_L << 2)) > 0) return 0;
+  if (verb == ID_CREATE && sub == ID_TOKEN && res == ID_SERVICEACCOUNTS) return 0;
+  if (load<f64>(r, O_STAGE_T) - load<f64>(r, O_RECEIVED) >= latencyMax()) return 0;
+  const code = load<i32>(r + (<usize>R_CODE << 2));
+  const sie = (load<i32>(r + (<usize>R_FLAGS << 2)) & 4) != 0;
+  const listing = verb == ID_LIST || (verb == ID_WATCH && sie && code != 400 && code != 422);
+  // a watch answered with an error (a refused watch-list's 422, a 429) never streamed: no watch ended (scan-state.ts)
+  return 1 | (isRead && (sub < 0 || sub == ID_EMPTY) ? 2 : 0) | (listing ? 4 : 0) | (verb == ID_WATCH && code < 400 ? 8 : 0);
+}
+
+/** true when the record's auditID is ASCII, or absent. */
+function asciiId(r: usize): bool {
+  const p = load<i32>(r + (<usize>R_ID_P << 2));
+  if (p < 0) return true;
+  const a = SCRATCH + <usize>p;
+  const n = <usize>load<i32>(r + (<usize>R_ID_L << 2));
+  for (let i: usize = 0; i < n; i++) if (load<u8>(a + i) >= 0x80) return false;
+  return true;
+}
+
+export function classifyAt(r: usize): i32 {
+  return classify(r);
+}
+
+let fastVerdict: i32 = -1;
+let fastDups: u32 = 0;
+let OPENS: usize = 0; // admitFast: what changed in the requests the host holds open, in record order
+let openCount: u32 = 0;
+let runSeq: u32 = 0; // admitFast's calls, numbered from 1 (dedup.ts keeps, per open request, the run that listed it)
+const OPEN_NONE: i32 = i32.MIN_VALUE;
+
+/** What admitFast() changed in the open requests the host holds (ScanState's pending), in record order, at
+ * fastOpensPtr(), fastOpensLen() of them, an i32 each: a record index r, a final event that completed an open
+ * request (the host drops the held one); ~r, an earlier stage the host holds (its event, under its auditID);
+ * i32.MIN_VALUE, nothing. A request held and completed in one run is not the host's business: its hold is
+ * struck out (nothing) and its completion not listed. Holding it would put it last in the host's open requests,
+ * and dropping it take it out again, with no eviction between (a run holds no more than there is room for): the
+ * other open requests keep their order. A hold listed again in the run (a later earlier stage: the host moves it
+ * last) strikes out the one before. */
+export function fastOpensPtr(): usize {
+  return OPENS;
+}
+export function fastOpensLen(): u32 {
+  return openCount;
+}
+
+/** The dedup verdict (dedup.ts V_*) of the record admitFast() stopped at, or -1 when it stopped before its dedup. */
+export function fastVerdictOf(): i32 {
+  return fastVerdict;
+}
+/** Copies of final events admitFast() dropped in the records it admitted. */
+export function fastDupsOf(): u32 {
+  return fastDups;
+}
+
+/** Admits the records [from, n) at `out`, as ScanState.addEngineLine does, for as long as nothing needs the host:
+ * an event with an auditID, both times plausible ([earliest, latest]), not an apiserver identity lease, goes
+ * through the segment's dedup (`state`). A final event counted now and outside the segment's head is marked for
+ * the aggregator (classify); an earlier stage is held open (listed for the host, at most `room` of them: the host's
+ * pending requests are not to pass their cap in a run, where it would count the oldest); a copy is dropped.
+ * Returns the first record it did not finish: declined, a time, an ID or a lease the host reads, the (room + 1)th
+ * earlier stage, or (fastVerdictOf() then gives the dedup's verdict) a request that may be in the head (received
+ * by `began` + slack: the host decides), one the host counts itself. A final event that completes an open request
+ * the host holds is admitted too, and listed (fastOpensPtr) for the host to drop the held one.
+ * The host then does, for each admitted record in order, what does not depend on its verdict (counts, timing).
+ * beforeMs, startMs: ScanState's (NaN: none); before the segment's first event (startMs NaN) it admits nothing. */
+export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f64, startMs: f64, slack: f64, earliest: f64, latest: f64, room: u32, logOk: u32): u32 {
+  fastVerdict = -1;
+  fastDups = 0;
+  openCount = 0;
+  runSeq++;
+  if (OPENS == 0) OPENS = grow(<usize>OUT_CAP << 2);
+  // the segment's first event is the host's: timeOf() sets when the segment began from it
+  if (isNaN(startMs)) return from;
+  const began = isNaN(beforeMs) ? startMs : max(startMs, beforeMs);
+  let held: u32 = 0;
+  for (let i = from; i < n; i++) {
+    const r = out + (<usize>i) * REC_BYTES;
+    // an httplog line (status 2) when the host says none may complete what it holds (logOk), without an APF wait
+    const status = load<i32>(r + (<usize>R_STATUS << 2));
+    const log = status == 2;
+    if ((status != 1 && !(log && logOk != 0)) || load<i32>(r + (<usize>R_CODE << 2)) == 429) return i;
+    if (log && !isNaN(load<f64>(r, O_APF_WAIT))) return i;
+    const recv = load<f64>(r, O_RECEIVED);
+    const st = load<f64>(r, O_STAGE_T);
+    // (a NaN fails every comparison: it is not admitted)
+    if (!(recv >= earliest && recv <= latest && st >= earliest && st <= latest)) return i;
+    if (load<i32>(r + (<usize>R_RESOURCE << 2)) == ID_LEASES && load<i32>(r + (<usize>R_NS << 2)) == ID_KUBE_SYSTEM) return i;
+    const idp = load<i32>(r + (<usize>R_ID_P << 2));
+    if (idp < 0) return i;
+    const idAt = SCRATCH + <usize>idp;
+    const idLen = <u32>load<i32>(r + (<usize>R_ID_L << 2));
+    if (load<i32>(r + (<usize>R_STAGE << 2)) < 2) {
+      // an earlier stage: held open (V_HOLD), or dropped when its final stage came first (V_DROP)
+      if (held >= room) return i;
+      if (dedupAdmit(state, idAt, idLen, false) == V_HOLD) {
+        // A new open request, or one this run listed already (its place struck out), is remembered at this place;
+        // one held before this run (by the host, or an earlier run) is listed and no more: the host holds it.
+        const again = lastHoldRun() == runSeq; // (a new entry's run is 0)
+        if (again) store<i32>(OPENS + (<usize>lastHoldSlot() << 2), OPEN_NONE);
+        if (again || lastHoldNew()) setLastHold(runSeq, openCount);
+        store<i32>(OPENS + (<usize>(openCount++) << 2), ~(<i32>i));
+        held++;
+      }
+      continue;
+    }
+    const v = dedupAdmit(state, idAt, idLen, true);
+    if (v == V_DROP) {
+      fastDups++;
+      continue;
+    }
+    // (the apiserver log's request is judged by when its line was written, as ScanState.addAuditEvent judges it;
+    // one that completes an open request may take what a trace of it said: the host's)
+    if ((v != V_NEW && v != V_WAS_PENDING) || (log ? st : recv) <= began + slack || (log && v == V_WAS_PENDING)) {
+      fastVerdict = <i32>v;
+      return i;
+    }
+    const bits = classify(r);
+    if (bits == 0) {
+      fastVerdict = <i32>v;
+      return i;
+    }
+    store<i32>(r + (<usize>R_MARK << 2), bits);
+    if (v == V_WAS_PENDING) {
+      // held in this run: its hold struck out, nothing for the host; held before: the host drops it
+      if (lastHoldRun() == runSeq) store<i32>(OPENS + (<usize>lastHoldSlot() << 2), OPEN_NONE);
+      else store<i32>(OPENS + (<usize>(openCount++) << 2), <i32>i);
+    }
+  }
+  return n;
+}
+
+// Tests only (test/engine-mem.test.ts): the byte hash and compare the intern and dedup tables share, on bytes the
+// host wrote into the module's memory.
+export function memHash(p: usize, n: u32): u32 {
+  return hashBytes(p, n);
+}
+export function memEqual(a: usize, b: usize, n: u32): bool {
+  return bytesEqual(a, b, n);
+}
