@@ -13,8 +13,10 @@
 // ---- regions (set by init) ----------------------------------------------------------------------------
 import { slotsLayout, slotsInit, latencyEdgesPtr, latencyMax, R_MARK, fingerprintOn } from './slots';
 import { grow, heapReset, hashBytes, bytesEqual } from './mem';
+import { REC_BYTES, R_STATUS, R_START, R_END, R_STAGE, R_VERB, R_LEVEL, R_USER, R_UA, R_NODE, R_RESOURCE, R_GROUP, R_NS, R_SUB, R_NAME_P, R_NAME_L, R_ID_P, R_ID_L, R_URI_P, R_URI_L, R_CODE, R_RV_CLASS, R_RV_P, R_RV_L, R_RVM, R_LIMIT, R_FLAGS, R_FSEL, R_LSEL, R_NL, R_RETURNED, O_RECEIVED, O_STAGE_T, O_REMAINING, rec, setI, setRec } from './record';
 import { dedupAdmit, lastHoldNew, lastHoldRun, lastHoldSlot, setLastHold, V_DROP, V_HOLD, V_NEW, V_WAS_PENDING } from './dedup';
 export { dedupOpen, dedupClose, dedupAdmit, dedupForget, dedupTail, dedupTailPtr, dedupKey, dedupLive } from './dedup';
+export { REC_BYTES } from './record';
 export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords, slotsFingerprint, fpHash, fpHash1, fpHash2 } from './slots';
 
 let IN: usize = 0; // input bytes, IN_CAP + 16 of padding for SIMD loads
@@ -37,43 +39,6 @@ let MAX_INTERN_LEN: u32 = 4096;
 
 let scratchPos: u32 = 0;
 let newsCount: u32 = 0;
-
-export const REC_BYTES: u32 = 176;
-
-// Record fields (i32 slots; times are f64 at byte offsets 128 and 136, remainingItemCount an f64 at 144).
-const R_STATUS = 0; // 0 declined, 1 audit event, 2 the apiserver log's httplog line (readHttplog)
-const R_START = 1; // line start (byte offset in the input region)
-const R_END = 2; // line end, without \r
-const R_STAGE = 3; // 0 RequestReceived 1 ResponseStarted 2 ResponseComplete 3 Panic
-const R_VERB = 4;
-const R_LEVEL = 5; // -1: absent
-const R_USER = 6; // -1: absent
-const R_UA = 7; // -1: absent
-const R_NODE = 8; // user.extra node-name, -1: none
-const R_RESOURCE = 9; // -1: absent (objectRef, or its field, missing)
-const R_GROUP = 10;
-const R_NS = 11;
-const R_SUB = 12;
-const R_NAME_P = 13; // scratch offset, -1: absent
-const R_NAME_L = 14;
-const R_ID_P = 15; // -1: no auditID (the host names it)
-const R_ID_L = 16;
-const R_URI_P = 17;
-const R_URI_L = 18;
-const R_CODE = 19; // -1: none
-const R_RV_CLASS = 20; // 0 absent, 1 "0", 2 another value, 3 present and empty
-const R_RV_P = 21;
-const R_RV_L = 22;
-const R_RVM = 23; // -1: absent
-const R_LIMIT = 24; // 0: absent or not positive
-const R_FLAGS = 25; // 1 continue, 2 watch, 4 sendInitialEvents
-const R_FSEL = 26; // -1: absent
-const R_LSEL = 27; // -1: absent
-const R_NL = 28; // the line's \n (its raw end)
-const R_RETURNED = 29; // len(responseObject.items), -1: none (no body, or items is not an array)
-const O_RECEIVED = 128; // f64, NaN: absent
-const O_STAGE_T = 136; // f64
-const O_REMAINING = 144; // f64, responseObject.metadata.remainingItemCount, NaN: none
 
 // ---- setup ---------------------------------------------------------------------------------------------
 
@@ -576,11 +541,6 @@ function skipValue(depth: i32): bool {
 }
 
 // ---- the record ----------------------------------------------------------------------------------------
-
-let rec: usize = 0;
-@inline function setI(f: i32, v: i32): void {
-  store<i32>(rec + (<usize>f << 2), v);
-}
 
 /** A string member value to intern: -1 when absent; fails the line when it is not a string or is too long. */
 function internValue(): i32 {
@@ -2425,7 +2385,7 @@ export function scan(len: u32, maxLine: u32, declineFirst: u32): u32 {
     if (nl >= end) break;
     let e = nl;
     if (e > p && load<u8>(e - 1) == 0x0d) e--;
-    rec = OUT + (<usize>lines) * REC_BYTES;
+    setRec(OUT + (<usize>lines) * REC_BYTES);
     resetRecord();
     setI(R_START, <i32>(p - IN));
     setI(R_END, <i32>(e - IN));
