@@ -10,84 +10,19 @@
 //
 // Memory is laid out by the host through init(); everything is raw loads and stores (runtime stub, no GC).
 
-// ---- regions (set by init) ----------------------------------------------------------------------------
 import { slotsLayout, slotsInit, latencyEdgesPtr, latencyMax, R_MARK, fingerprintOn } from './slots';
 import { grow, heapReset, hashBytes, bytesEqual } from './mem';
+import { IN, OUT, OUT_CAP, SCRATCH, SCRATCH_CAP, NEWS, STACK, BODY_DEPTH, STRINGS, newsCount, setNewsCount, ID_LIST, ID_GET, ID_WATCH, ID_CREATE, ID_NODES, ID_LEASES, ID_TOKEN, ID_SERVICEACCOUNTS, ID_KUBE_SYSTEM, ID_EMPTY, ID_METADATA, intern } from './regions';
 import { REC_BYTES, R_STATUS, R_START, R_END, R_STAGE, R_VERB, R_LEVEL, R_USER, R_UA, R_NODE, R_RESOURCE, R_GROUP, R_NS, R_SUB, R_NAME_P, R_NAME_L, R_ID_P, R_ID_L, R_URI_P, R_URI_L, R_CODE, R_RV_CLASS, R_RV_P, R_RV_L, R_RVM, R_LIMIT, R_FLAGS, R_FSEL, R_LSEL, R_NL, R_RETURNED, O_RECEIVED, O_STAGE_T, O_REMAINING, rec, setI, setRec } from './record';
 import { dedupAdmit, lastHoldNew, lastHoldRun, lastHoldSlot, setLastHold, V_DROP, V_HOLD, V_NEW, V_WAS_PENDING } from './dedup';
 export { dedupOpen, dedupClose, dedupAdmit, dedupForget, dedupTail, dedupTailPtr, dedupKey, dedupLive } from './dedup';
 export { REC_BYTES } from './record';
+export { init } from './regions';
 export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords, slotsFingerprint, fpHash, fpHash1, fpHash2 } from './slots';
 
-let IN: usize = 0; // input bytes, IN_CAP + 16 of padding for SIMD loads
-let IN_CAP: u32 = 0;
-let OUT: usize = 0; // line records, REC_BYTES each
-let OUT_CAP: u32 = 0; // records
-let SCRATCH: usize = 0; // unescaped one-off strings, per call
-let SCRATCH_CAP: u32 = 0;
-let NEWS: usize = 0; // new interned strings of this call: (id, ptr, len) u32 triples
-let NEWS_CAP: u32 = 0;
-let TABLE: usize = 0; // intern hash table: slots of (hash u32, id i32, ptr u32, len u32)
-let TABLE_MASK: u32 = 0;
-let ARENA: usize = 0; // interned bytes
-let ARENA_END: usize = 0;
-let ARENA_CAP_END: usize = 0;
-let STACK: usize = 0; // the open containers of skipBody(), a byte each
-let STRINGS: u32 = 0; // interned so far
-let MAX_STRINGS: u32 = 1 << 20;
-let MAX_INTERN_LEN: u32 = 4096;
-
 let scratchPos: u32 = 0;
-let newsCount: u32 = 0;
 
 // ---- setup ---------------------------------------------------------------------------------------------
-
-
-/** Lays out memory: `inCap` input bytes per call. Returns the input region's address. */
-export function init(inCap: u32, maxStrings: u32, maxInternLen: u32): usize {
-  heapReset();
-  IN_CAP = inCap;
-  IN = grow(<usize>inCap + 64);
-  OUT_CAP = inCap / 32 + 64;
-  OUT = grow(<usize>OUT_CAP * REC_BYTES);
-  // A line's unescaped strings and decoded query take at most twice its length (scan() keeps that room): twice
-  // the input, so that room is always there, for a line of the whole input too.
-  SCRATCH_CAP = 2 * inCap + 64;
-  SCRATCH = grow(SCRATCH_CAP);
-  MAX_STRINGS = maxStrings;
-  MAX_INTERN_LEN = maxInternLen;
-  NEWS_CAP = 65536;
-  NEWS = grow(<usize>NEWS_CAP * 12);
-  TABLE_MASK = (1 << 12) - 1;
-  TABLE = grow(<usize>(TABLE_MASK + 1) * 16);
-  memory.fill(TABLE, 0xff, <usize>(TABLE_MASK + 1) * 16);
-  STACK = grow(BODY_DEPTH);
-  ARENA = grow(1 << 20);
-  ARENA_END = ARENA;
-  ARENA_CAP_END = ARENA + (1 << 20);
-  STRINGS = 0;
-  newsCount = 0;
-  // the strings a record is classified by (classify), with fixed ids; the host learns them from the news
-  for (let i = 0; i < FIXED.length; i++) {
-    const f = unchecked(FIXED[i]);
-    for (let k = 0; k < f.length; k++) store<u8>(SCRATCH + <usize>k, <u8>f.charCodeAt(k));
-    intern(SCRATCH, <u32>f.length);
-  }
-  return IN;
-}
-
-const FIXED: string[] = ['list', 'get', 'watch', 'create', 'nodes', 'leases', 'token', 'serviceaccounts', 'kube-system', '', 'Metadata'];
-const ID_LIST = 0;
-const ID_GET = 1;
-const ID_WATCH = 2;
-const ID_CREATE = 3;
-const ID_NODES = 4;
-const ID_LEASES = 5;
-const ID_TOKEN = 6;
-const ID_SERVICEACCOUNTS = 7;
-const ID_KUBE_SYSTEM = 8;
-const ID_EMPTY = 9;
-const ID_METADATA = 10;
 
 /** Lays out the aggregator's tables (slots.ts) after the engine's; returns where the host writes the latency
  * edges. */
@@ -111,76 +46,6 @@ export function newsLen(): u32 {
 }
 export function internedCount(): u32 {
   return STRINGS;
-}
-
-// ---- interning -----------------------------------------------------------------------------------------
-
-
-
-/** Re-hashes into a table twice the size. */
-function growTable(): void {
-  const oldT = TABLE;
-  const oldN = TABLE_MASK + 1;
-  const n = oldN * 2;
-  TABLE = grow(<usize>n * 16);
-  memory.fill(TABLE, 0xff, <usize>n * 16);
-  TABLE_MASK = n - 1;
-  for (let i: u32 = 0; i < oldN; i++) {
-    const s = oldT + (<usize>i) * 16;
-    const id = load<i32>(s, 4);
-    if (id < 0) continue;
-    const h = load<u32>(s);
-    let j = h & TABLE_MASK;
-    for (;;) {
-      const d = TABLE + (<usize>j) * 16;
-      if (load<i32>(d, 4) < 0) {
-        store<u32>(d, h);
-        store<i32>(d, id, 4);
-        store<u32>(d, load<u32>(s, 8), 8);
-        store<u32>(d, load<u32>(s, 12), 12);
-        break;
-      }
-      j = (j + 1) & TABLE_MASK;
-    }
-  }
-}
-
-/** The id of the bytes [p, p+n), interning them when new; -2 when the table is full (the line is declined). */
-function intern(p: usize, n: u32): i32 {
-  if (n > MAX_INTERN_LEN) return -2;
-  const h = hashBytes(p, n);
-  let j = h & TABLE_MASK;
-  for (;;) {
-    const s = TABLE + (<usize>j) * 16;
-    const id = load<i32>(s, 4);
-    if (id < 0) break;
-    if (load<u32>(s) == h && load<u32>(s, 12) == n && bytesEqual(<usize>load<u32>(s, 8), p, n)) return id;
-    j = (j + 1) & TABLE_MASK;
-  }
-  if (STRINGS >= MAX_STRINGS || newsCount >= NEWS_CAP) return -2;
-  if (ARENA_END + n > ARENA_CAP_END) {
-    // A new arena block; the old one stays (its strings are still in the table).
-    const size: usize = max<usize>(1 << 20, <usize>n);
-    ARENA = grow(size);
-    ARENA_END = ARENA;
-    ARENA_CAP_END = ARENA + size;
-  }
-  memory.copy(ARENA_END, p, n);
-  const id = <i32>STRINGS;
-  STRINGS++;
-  const s = TABLE + (<usize>j) * 16;
-  store<u32>(s, h);
-  store<i32>(s, id, 4);
-  store<u32>(s, <u32>ARENA_END, 8);
-  store<u32>(s, n, 12);
-  const e = NEWS + (<usize>newsCount) * 12;
-  store<u32>(e, <u32>id);
-  store<u32>(e, <u32>ARENA_END, 4);
-  store<u32>(e, n, 8);
-  newsCount++;
-  ARENA_END += n;
-  if (STRINGS * 2 > TABLE_MASK) growTable();
-  return id;
 }
 
 // ---- the JSON reader -----------------------------------------------------------------------------------
@@ -1233,7 +1098,6 @@ function readAnnotations(): void {
 //   requestObject.spec.holderIdentity of an apiserver identity lease (leaseHolder): declined.
 // The last of duplicate names wins, as in JSON.parse; an escaped name where one of these is looked for declines.
 
-const BODY_DEPTH: i32 = 1024; // deeper bodies are declined
 let leaseRef: u32 = 0; // objectRef: 1 resource "leases", 2 namespace "kube-system", 4 name "apiserver-…"/"kube-apiserver-…"
 let reqHolder = false; // a requestObject's top-level spec has a holderIdentity
 
@@ -2375,7 +2239,7 @@ export function lineCount(): u32 {
 }
 export function scan(len: u32, maxLine: u32, declineFirst: u32): u32 {
   scratchPos = 0;
-  newsCount = 0;
+  setNewsCount(0);
   lines = 0;
   let p = IN;
   const end = IN + <usize>len;
