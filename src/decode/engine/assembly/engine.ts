@@ -13,14 +13,13 @@
 import { slotsLayout, slotsInit, latencyEdgesPtr, latencyMax, R_MARK, fingerprintOn } from './slots';
 import { grow, heapReset, hashBytes, bytesEqual } from './mem';
 import { IN, OUT, OUT_CAP, SCRATCH, SCRATCH_CAP, NEWS, STACK, BODY_DEPTH, STRINGS, newsCount, setNewsCount, ID_LIST, ID_GET, ID_WATCH, ID_CREATE, ID_NODES, ID_LEASES, ID_TOKEN, ID_SERVICEACCOUNTS, ID_KUBE_SYSTEM, ID_EMPTY, ID_METADATA, intern } from './regions';
+import { pos, lineEnd, strStart, strEnd, strEsc, valPtr, valLen, scratchPos, setPos, setLine, setStr, setScratchPos, peek, skipWs, readString, keepString, skipLiteral, skipValue, keyIs, asciiIs, bytesAhead, digits, decodeComponent, findByte, hasQueryEscape, bytesAre, startsWith, bodyKey, skipBody, findNewline } from './bytes';
 import { REC_BYTES, R_STATUS, R_START, R_END, R_STAGE, R_VERB, R_LEVEL, R_USER, R_UA, R_NODE, R_RESOURCE, R_GROUP, R_NS, R_SUB, R_NAME_P, R_NAME_L, R_ID_P, R_ID_L, R_URI_P, R_URI_L, R_CODE, R_RV_CLASS, R_RV_P, R_RV_L, R_RVM, R_LIMIT, R_FLAGS, R_FSEL, R_LSEL, R_NL, R_RETURNED, O_RECEIVED, O_STAGE_T, O_REMAINING, rec, setI, setRec } from './record';
 import { dedupAdmit, lastHoldNew, lastHoldRun, lastHoldSlot, setLastHold, V_DROP, V_HOLD, V_NEW, V_WAS_PENDING } from './dedup';
 export { dedupOpen, dedupClose, dedupAdmit, dedupForget, dedupTail, dedupTailPtr, dedupKey, dedupLive } from './dedup';
 export { REC_BYTES } from './record';
 export { init } from './regions';
 export { SLOT_BYTES, slotsReset, slotsPtr, slotsLen, clientsPtr, clientsLen, pairsPtr, samplesPtr, pairsCompact, countRecords, slotsFingerprint, fpHash, fpHash1, fpHash2 } from './slots';
-
-let scratchPos: u32 = 0;
 
 // ---- setup ---------------------------------------------------------------------------------------------
 
@@ -50,360 +49,7 @@ export function internedCount(): u32 {
 
 // ---- the JSON reader -----------------------------------------------------------------------------------
 
-let pos: usize = 0;
-let lineEnd: usize = 0;
 let bad: bool = false; // set when the line leaves the fast path
-// The last string read: its raw content [strStart, strEnd) and, when it had escapes, its unescaped copy.
-let strStart: usize = 0;
-let strEnd: usize = 0;
-let strEsc: bool = false;
-let valPtr: usize = 0; // the string's bytes (raw or unescaped)
-let valLen: u32 = 0;
-
-// A line's byte at lineEnd is its \r or \n (scan() cuts lines there), neither of which any test of peek() accepts,
-// so peek() reads without a bound check and skipWs() stops at once on a byte above space (the common case).
-@inline function peek(): u32 {
-  return <u32>load<u8>(pos);
-}
-
-@inline function skipWs(): void {
-  if (<u32>load<u8>(pos) > 0x20) return;
-  while (pos < lineEnd) {
-    const c = load<u8>(pos);
-    if (c != 0x20 && c != 0x09 && c != 0x0d) return;
-    pos++;
-  }
-}
-
-/** Validates one UTF-8 sequence starting at pos (a byte ≥ 0x80); advances past it. */
-function utf8Seq(): bool {
-  const c = <u32>load<u8>(pos);
-  let need: u32 = 0;
-  let min: u32 = 0;
-  let cp: u32 = 0;
-  if (c >= 0xc2 && c <= 0xdf) {
-    need = 1;
-    cp = c & 0x1f;
-    min = 0x80;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    need = 2;
-    cp = c & 0x0f;
-    min = 0x800;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    need = 3;
-    cp = c & 0x07;
-    min = 0x10000;
-  } else return false;
-  if (pos + need >= lineEnd) return false;
-  for (let k: u32 = 1; k <= need; k++) {
-    const d = <u32>load<u8>(pos + k);
-    if ((d & 0xc0) != 0x80) return false;
-    cp = (cp << 6) | (d & 0x3f);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-  pos += need + 1;
-  return true;
-}
-
-@inline function hexVal(c: u32): i32 {
-  if (c >= 0x30 && c <= 0x39) return <i32>(c - 0x30);
-  const l = c | 0x20;
-  if (l >= 0x61 && l <= 0x66) return <i32>(l - 0x61 + 10);
-  return -1;
-}
-
-function hex4(p: usize): i32 {
-  if (p + 4 > lineEnd) return -1;
-  let v: i32 = 0;
-  for (let k: u32 = 0; k < 4; k++) {
-    const h = hexVal(<u32>load<u8>(p + k));
-    if (h < 0) return -1;
-    v = (v << 4) | h;
-  }
-  return v;
-}
-
-/** Writes code point `cp` as UTF-8 at `d`; returns the bytes written. */
-function putUtf8(d: usize, cp: u32): u32 {
-  if (cp < 0x80) {
-    store<u8>(d, <u8>cp);
-    return 1;
-  }
-  if (cp < 0x800) {
-    store<u8>(d, <u8>(0xc0 | (cp >> 6)));
-    store<u8>(d + 1, <u8>(0x80 | (cp & 0x3f)));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    store<u8>(d, <u8>(0xe0 | (cp >> 12)));
-    store<u8>(d + 1, <u8>(0x80 | ((cp >> 6) & 0x3f)));
-    store<u8>(d + 2, <u8>(0x80 | (cp & 0x3f)));
-    return 3;
-  }
-  store<u8>(d, <u8>(0xf0 | (cp >> 18)));
-  store<u8>(d + 1, <u8>(0x80 | ((cp >> 12) & 0x3f)));
-  store<u8>(d + 2, <u8>(0x80 | ((cp >> 6) & 0x3f)));
-  store<u8>(d + 3, <u8>(0x80 | (cp & 0x3f)));
-  return 4;
-}
-
-/** Reads a JSON string at pos (which holds '"'). Sets strStart/strEnd/strEsc; unescapes into the scratch arena
- * when `want` and it has escapes (valPtr/valLen then point there, else at the raw bytes). */
-function readString(want: bool): bool {
-  // The position is a local until the string ends: pos, like every wasm global, lives in memory in V8, and its
-  // store and reload were on each 16 bytes' path.
-  let p = pos + 1; // after the opening quote
-  const end = lineEnd;
-  strStart = p;
-  let esc = false;
-  for (;;) {
-    if (ASC_FEATURE_SIMD) {
-      // 16 bytes at a time: stop at '"', '\', a control byte or a non-ASCII byte.
-      while (p + 16 <= end) {
-        const v = v128.load(p);
-        // a signed compare below 0x20 takes both the control bytes and those of 0x80 and above
-        const m = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), i8x16.lt_s(v, i8x16.splat(0x20)));
-        const bits = i8x16.bitmask(m);
-        if (bits == 0) {
-          p += 16;
-          continue;
-        }
-        p += <usize>ctz(bits);
-        break;
-      }
-    }
-    if (p >= end) return false;
-    const c = <u32>load<u8>(p);
-    if (c == 0x22) break;
-    if (c < 0x20) return false;
-    if (c == 0x5c) {
-      esc = true;
-      if (p + 1 >= end) return false;
-      const e = <u32>load<u8>(p + 1);
-      if (e == 0x75) {
-        const u = hex4(p + 2);
-        if (u < 0) return false;
-        if (u >= 0xd800 && u <= 0xdbff) {
-          // a surrogate pair, or a lone surrogate (JavaScript keeps it; UTF-8 cannot): declined
-          if (load<u8>(p + 6) != 0x5c || load<u8>(p + 7) != 0x75) return false;
-          const lo = hex4(p + 8);
-          if (lo < 0xdc00 || lo > 0xdfff) return false;
-          p += 12;
-        } else if (u >= 0xdc00 && u <= 0xdfff) return false;
-        else p += 6;
-        continue;
-      }
-      if (e == 0x22 || e == 0x5c || e == 0x2f || e == 0x62 || e == 0x66 || e == 0x6e || e == 0x72 || e == 0x74) {
-        p += 2;
-        continue;
-      }
-      return false;
-    }
-    if (c >= 0x80) {
-      pos = p;
-      if (!utf8Seq()) return false;
-      p = pos;
-      continue;
-    }
-    p++;
-  }
-  strEsc = esc;
-  strEnd = p;
-  pos = p + 1; // the closing quote
-  if (!want) return true;
-  if (!esc) {
-    valPtr = strStart;
-    valLen = <u32>(strEnd - strStart);
-    return true;
-  }
-  // Unescape (the content was validated above).
-  const d0 = SCRATCH + scratchPos;
-  let d = d0;
-  const q = p; // the closing quote
-  p = strStart;
-  while (p < q) {
-    if (ASC_FEATURE_SIMD) {
-      // 16 bytes at a time up to the next escape or the closing quote: a request URI's query has a \u0026 for
-      // each '&'. The store may write past what is kept; scan() leaves the line twice its length and 64 bytes of
-      // room, and the next string is written over it.
-      const v = v128.load(p);
-      const left = <u32>(q - p);
-      let bits = <u32>i8x16.bitmask(i8x16.eq(v, i8x16.splat(0x5c)));
-      if (left < 16) bits |= (<u32>1) << left;
-      v128.store(d, v);
-      if (bits == 0) {
-        p += 16;
-        d += 16;
-        continue;
-      }
-      const k = <usize>ctz(bits);
-      p += k;
-      d += k;
-      if (p >= q) break;
-    }
-    const c = <u32>load<u8>(p);
-    if (c != 0x5c) {
-      store<u8>(d, <u8>c);
-      d++;
-      p++;
-      continue;
-    }
-    const e = <u32>load<u8>(p + 1);
-    if (e == 0x75) {
-      let cp = <u32>hex4(p + 2);
-      p += 6;
-      if (cp >= 0xd800 && cp <= 0xdbff) {
-        const lo = <u32>hex4(p + 2);
-        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-        p += 6;
-      }
-      d += putUtf8(d, cp);
-      continue;
-    }
-    let b: u32 = e;
-    if (e == 0x62) b = 0x08;
-    else if (e == 0x66) b = 0x0c;
-    else if (e == 0x6e) b = 0x0a;
-    else if (e == 0x72) b = 0x0d;
-    else if (e == 0x74) b = 0x09;
-    store<u8>(d, <u8>b);
-    d++;
-    p += 2;
-  }
-  valPtr = d0;
-  valLen = <u32>(d - d0);
-  scratchPos += valLen;
-  return true;
-}
-
-/** Copies the last string into the scratch arena (when it is still in the input), returning its offset. */
-function keepString(): u32 {
-  if (valPtr >= SCRATCH && valPtr < SCRATCH + SCRATCH_CAP) return <u32>(valPtr - SCRATCH);
-  const at = scratchPos;
-  memory.copy(SCRATCH + at, valPtr, valLen);
-  scratchPos += valLen;
-  return at;
-}
-
-/** Skips a JSON number, validating its grammar. */
-function skipNumber(): bool {
-  if (peek() == 0x2d) pos++;
-  const c = peek();
-  if (c == 0x30) pos++;
-  else if (c >= 0x31 && c <= 0x39) {
-    while (peek() >= 0x30 && peek() <= 0x39) pos++;
-  } else return false;
-  if (peek() == 0x2e) {
-    pos++;
-    if (!(peek() >= 0x30 && peek() <= 0x39)) return false;
-    while (peek() >= 0x30 && peek() <= 0x39) pos++;
-  }
-  const e = peek();
-  if (e == 0x65 || e == 0x45) {
-    pos++;
-    if (peek() == 0x2b || peek() == 0x2d) pos++;
-    if (!(peek() >= 0x30 && peek() <= 0x39)) return false;
-    while (peek() >= 0x30 && peek() <= 0x39) pos++;
-  }
-  return true;
-}
-
-function skipLiteral(word: u64, n: u32): bool {
-  if (pos + n > lineEnd) return false;
-  for (let k: u32 = 0; k < n; k++) if (<u64>load<u8>(pos + k) != ((word >> (8 * k)) & 0xff)) return false;
-  pos += n;
-  return true;
-}
-
-/** Skips any JSON value, validating it. Nesting deeper than 256 leaves the fast path. */
-function skipValue(depth: i32): bool {
-  if (depth > 256) return false;
-  skipWs();
-  const c = peek();
-  if (c == 0x22) return skipString();
-  if (c == 0x7b) {
-    pos++;
-    skipWs();
-    if (peek() == 0x7d) {
-      pos++;
-      return true;
-    }
-    for (;;) {
-      skipWs();
-      if (peek() != 0x22 || !skipString()) return false;
-      skipWs();
-      if (peek() != 0x3a) return false;
-      pos++;
-      if (!skipValue(depth + 1)) return false;
-      skipWs();
-      const d = peek();
-      pos++;
-      if (d == 0x2c) continue;
-      return d == 0x7d;
-    }
-  }
-  if (c == 0x5b) {
-    pos++;
-    skipWs();
-    if (peek() == 0x5d) {
-      pos++;
-      return true;
-    }
-    for (;;) {
-      if (!skipValue(depth + 1)) return false;
-      skipWs();
-      const d = peek();
-      pos++;
-      if (d == 0x2c) continue;
-      return d == 0x5d;
-    }
-  }
-  if (c == 0x74) return skipLiteral(0x65757274, 4); // true
-  if (c == 0x66) return skipLiteral(0x65736c6166, 5); // false
-  if (c == 0x6e) return skipLiteral(0x6c6c756e, 4); // null
-  return skipNumber();
-}
-
-// ---- member names --------------------------------------------------------------------------------------
-
-// Names are compared as (length, first 8 bytes, rest): all are ASCII without escapes.
-@inline function keyIs(s: string): bool {
-  const n = <usize>s.length;
-  if (strEsc || strEnd - strStart != n) return false;
-  return asciiIs(strStart, <u32>n, s);
-}
-
-/** Whether the n bytes at p are the ASCII string s (n = s.length). With SIMD, 8 bytes at a time widened to
- * UTF-16 and compared with the literal's own code units (reading past either end stays inside the memory). */
-@inline function asciiIs(p: usize, n: u32, s: string): bool {
-  if (ASC_FEATURE_SIMD) {
-    const q = changetype<usize>(s);
-    let i: u32 = 0;
-    while (i + 8 <= n) {
-      if (!i16x8.all_true(i16x8.eq(v128.load_ext<u8>(p + i), v128.load(q + (<usize>i << 1))))) return false;
-      i += 8;
-    }
-    if (i < n) {
-      const m = <u32>i16x8.bitmask(i16x8.eq(v128.load_ext<u8>(p + i), v128.load(q + (<usize>i << 1))));
-      const want: u32 = (1 << (n - i)) - 1;
-      if ((m & want) != want) return false;
-    }
-    return true;
-  }
-  for (let i: u32 = 0; i < n; i++) if (<u32>load<u8>(p + i) != <u32>s.charCodeAt(<i32>i)) return false;
-  return true;
-}
-
-/** What the apiserver writes on most lines, at pos: a member's `"name":` (readEvent's ORDER) or a value, quotes
- * included (`"Event"`, a 200 status). When the bytes there are exactly `v`, moves past them: no escape can be
- * inside (the bytes are the literal's, and the one before a closing quote is not a backslash). Saves reading the
- * string and comparing it after. */
-@inline function bytesAhead(v: string): bool {
-  const n = <u32>v.length;
-  if (!ASC_FEATURE_SIMD || pos + n > lineEnd || !asciiIs(pos, n, v)) return false;
-  pos += n;
-  return true;
-}
 
 // ---- the record ----------------------------------------------------------------------------------------
 
@@ -428,17 +74,6 @@ function keepValue(fp: i32, fl: i32): void {
   }
   setI(fp, <i32>keepString());
   setI(fl, <i32>valLen);
-}
-
-/** `k` decimal digits at p, or -1. */
-function digits(p: usize, k: u32): i32 {
-  let x = 0;
-  for (let i: u32 = 0; i < k; i++) {
-    const d = <i32>load<u8>(p + i) - 0x30;
-    if (d < 0 || d > 9) return -1;
-    x = x * 10 + d;
-  }
-  return x;
 }
 
 /** An RFC 3339 time in the form the apiserver writes (UTC, "Z", optional fraction): epoch ms, NaN otherwise.
@@ -513,106 +148,6 @@ function timeValue(): f64 {
   const t = parseTime(valPtr, valLen);
   if (isNaN(t)) bad = true;
   return t;
-}
-
-// ---- the query -----------------------------------------------------------------------------------------
-
-/** Decodes a query component [p, p+n) like Go's url.QueryUnescape into the scratch arena when it has '%' or
- * '+'; returns false (the line is declined) for a malformed escape or bytes that are not UTF-8. */
-function decodeComponent(p: usize, n: u32): bool {
-  if (!hasQueryEscape(p, n)) {
-    valPtr = p;
-    valLen = n;
-    return true;
-  }
-  const d0 = SCRATCH + scratchPos;
-  let d = d0;
-  for (let k: u32 = 0; k < n; k++) {
-    const c = <u32>load<u8>(p + k);
-    if (c == 0x2b) {
-      store<u8>(d++, 0x20);
-      continue;
-    }
-    if (c == 0x25) {
-      if (k + 2 >= n) return false;
-      const h = hexVal(<u32>load<u8>(p + k + 1));
-      const l = hexVal(<u32>load<u8>(p + k + 2));
-      if (h < 0 || l < 0) return false;
-      store<u8>(d++, <u8>((h << 4) | l));
-      k += 2;
-      continue;
-    }
-    store<u8>(d++, <u8>c);
-  }
-  // decodeURIComponent throws on bytes that are not UTF-8: the host's fallback then differs; declined.
-  const saveP = pos;
-  const saveE = lineEnd;
-  pos = d0;
-  lineEnd = d;
-  let ok = true;
-  while (pos < lineEnd) {
-    if (load<u8>(pos) >= 0x80) {
-      if (!utf8Seq()) {
-        ok = false;
-        break;
-      }
-    } else pos++;
-  }
-  pos = saveP;
-  lineEnd = saveE;
-  if (!ok) return false;
-  valPtr = d0;
-  valLen = <u32>(d - d0);
-  scratchPos += valLen;
-  return true;
-}
-
-/** The index of the first byte c in [p, p+n), or n. */
-@inline function findByte(p: usize, n: u32, c: u8): u32 {
-  let i: u32 = 0;
-  if (ASC_FEATURE_SIMD) {
-    const v = i8x16.splat(c);
-    while (i + 16 <= n) {
-      const bits = i8x16.bitmask(i8x16.eq(v128.load(p + i), v));
-      if (bits != 0) return i + <u32>ctz(bits);
-      i += 16;
-    }
-    // the last 0-15 bytes in one load, the bits past n masked off (when memory goes 16 bytes on)
-    if (i < n && p + i + 16 <= (<usize>memory.size()) << 16) {
-      const bits = i8x16.bitmask(i8x16.eq(v128.load(p + i), v)) & ((1 << (n - i)) - 1);
-      return bits != 0 ? i + <u32>ctz(bits) : n;
-    }
-  }
-  while (i < n && load<u8>(p + i) != c) i++;
-  return i;
-}
-
-/** Whether [p, p+n) holds a '%' or a '+' (a query component that needs decoding), 16 bytes a compare. */
-@inline function hasQueryEscape(p: usize, n: u32): bool {
-  let i: u32 = 0;
-  if (ASC_FEATURE_SIMD) {
-    const pc = i8x16.splat(0x25);
-    const pl = i8x16.splat(0x2b);
-    while (i + 16 <= n) {
-      const v = v128.load(p + i);
-      if (v128.any_true(v128.or(i8x16.eq(v, pc), i8x16.eq(v, pl)))) return true;
-      i += 16;
-    }
-    if (i < n && p + i + 16 <= (<usize>memory.size()) << 16) {
-      const v = v128.load(p + i);
-      return (i8x16.bitmask(v128.or(i8x16.eq(v, pc), i8x16.eq(v, pl))) & ((1 << (n - i)) - 1)) != 0;
-    }
-  }
-  for (; i < n; i++) {
-    const c = load<u8>(p + i);
-    if (c == 0x25 || c == 0x2b) return true;
-  }
-  return false;
-}
-
-@inline function bytesAre(p: usize, n: u32, s: string): bool {
-  if (<u32>s.length != n) return false;
-  return asciiIs(p, n, s);
 }
 
 /** "false" in any case, or "0": a false boolean parameter (apimachinery's Convert_Slice_string_To_bool). */
@@ -771,10 +306,10 @@ function readUser(): void {
     bad = true;
     return;
   }
-  pos++;
+  setPos(pos + 1);
   skipWs();
   if (peek() == 0x7d) {
-    pos++;
+    setPos(pos + 1);
     return;
   }
   let seen: u32 = 0;
@@ -789,7 +324,7 @@ function readUser(): void {
       bad = true;
       return;
     }
-    pos++;
+    setPos(pos + 1);
     if (keyIs("username")) {
       if (seen & 1) {
         bad = true;
@@ -811,7 +346,7 @@ function readUser(): void {
     if (bad) return;
     skipWs();
     const d = peek();
-    pos++;
+    setPos(pos + 1);
     if (d == 0x2c) continue;
     if (d != 0x7d) bad = true;
     return;
@@ -828,10 +363,10 @@ function readExtra(): void {
     bad = true;
     return;
   }
-  pos++;
+  setPos(pos + 1);
   skipWs();
   if (peek() == 0x7d) {
-    pos++;
+    setPos(pos + 1);
     return;
   }
   let seen = false;
@@ -847,7 +382,7 @@ function readExtra(): void {
       bad = true;
       return;
     }
-    pos++;
+    setPos(pos + 1);
     if (isNode) {
       if (seen) {
         bad = true;
@@ -859,16 +394,16 @@ function readExtra(): void {
         bad = true;
         return;
       }
-      pos++;
+      setPos(pos + 1);
       skipWs();
-      if (peek() == 0x5d) pos++;
+      if (peek() == 0x5d) setPos(pos + 1);
       else {
         setI(R_NODE, internValue());
         if (bad) return;
         for (;;) {
           skipWs();
           const d = peek();
-          pos++;
+          setPos(pos + 1);
           if (d == 0x5d) break;
           if (d != 0x2c || !skipValue(0)) {
             bad = true;
@@ -882,7 +417,7 @@ function readExtra(): void {
     }
     skipWs();
     const d = peek();
-    pos++;
+    setPos(pos + 1);
     if (d == 0x2c) continue;
     if (d != 0x7d) bad = true;
     return;
@@ -900,10 +435,10 @@ function readObjectRef(): void {
     bad = true;
     return;
   }
-  pos++;
+  setPos(pos + 1);
   skipWs();
   if (peek() == 0x7d) {
-    pos++;
+    setPos(pos + 1);
     return;
   }
   let seen: u32 = 0;
@@ -918,7 +453,7 @@ function readObjectRef(): void {
       bad = true;
       return;
     }
-    pos++;
+    setPos(pos + 1);
     let bit: u32 = 0;
     if (keyIs("resource")) {
       bit = 1;
@@ -958,7 +493,7 @@ function readObjectRef(): void {
     if (bad) return;
     skipWs();
     const d = peek();
-    pos++;
+    setPos(pos + 1);
     if (d == 0x2c) continue;
     if (d != 0x7d) bad = true;
     return;
@@ -977,10 +512,10 @@ function readStatus(): void {
     if (!skipValue(0)) bad = true;
     return;
   }
-  pos++;
+  setPos(pos + 1);
   skipWs();
   if (peek() == 0x7d) {
-    pos++;
+    setPos(pos + 1);
     return;
   }
   let seen = false;
@@ -996,7 +531,7 @@ function readStatus(): void {
       bad = true;
       return;
     }
-    pos++;
+    setPos(pos + 1);
     if (isCode) {
       if (seen) {
         bad = true;
@@ -1011,7 +546,7 @@ function readStatus(): void {
         let digits = 0;
         while (peek() >= 0x30 && peek() <= 0x39) {
           x = x * 10 + <i32>(peek() - 0x30);
-          pos++;
+          setPos(pos + 1);
           if (++digits > 6) {
             bad = true;
             return;
@@ -1036,7 +571,7 @@ function readStatus(): void {
     }
     skipWs();
     const d = peek();
-    pos++;
+    setPos(pos + 1);
     if (d == 0x2c) continue;
     if (d != 0x7d) bad = true;
     return;
@@ -1051,10 +586,10 @@ function readAnnotations(): void {
     if (!skipValue(0)) bad = true;
     return;
   }
-  pos++;
+  setPos(pos + 1);
   skipWs();
   if (peek() == 0x7d) {
-    pos++;
+    setPos(pos + 1);
     return;
   }
   for (;;) {
@@ -1072,14 +607,14 @@ function readAnnotations(): void {
       bad = true;
       return;
     }
-    pos++;
+    setPos(pos + 1);
     if (!skipValue(0)) {
       bad = true;
       return;
     }
     skipWs();
     const d = peek();
-    pos++;
+    setPos(pos + 1);
     if (d == 0x2c) continue;
     if (d != 0x7d) bad = true;
     return;
@@ -1101,176 +636,6 @@ function readAnnotations(): void {
 let leaseRef: u32 = 0; // objectRef: 1 resource "leases", 2 namespace "kube-system", 4 name "apiserver-…"/"kube-apiserver-…"
 let reqHolder = false; // a requestObject's top-level spec has a holderIdentity
 
-@inline function startsWith(p: usize, n: u32, s: string): bool {
-  const k = <u32>s.length;
-  return n >= k && bytesAre(p, k, s);
-}
-
-/** Skips the JSON string at pos ('"') where nothing of it is kept (members no rule reads; bodies: stringFrom()). */
-@inline function skipString(): bool {
-  const p = stringFrom(pos);
-  if (p == 0) return false;
-  pos = p;
-  return true;
-}
-
-// The 64 bytes from BLK_BASE to BLK_END (within the line): their quotes (BLK_Q) and the bytes a string cannot hold
-// as they are, or must be looked at (BLK_X: '\\', control bytes, bytes of 0x80 and above), a bit each. The line's
-// bytes do not change while it is read; scan() empties it for each line.
-let BLK_BASE: usize = 0;
-let BLK_END: usize = 0;
-let BLK_Q: u64 = 0;
-let BLK_X: u64 = 0;
-
-function blockAt(s: usize): void {
-  const q = i8x16.splat(0x22);
-  const b = i8x16.splat(0x5c);
-  const c = i8x16.splat(0x20);
-  const v0 = v128.load(s);
-  const v1 = v128.load(s + 16);
-  const v2 = v128.load(s + 32);
-  const v3 = v128.load(s + 48);
-  BLK_Q = <u64>i8x16.bitmask(i8x16.eq(v0, q)) | (<u64>i8x16.bitmask(i8x16.eq(v1, q)) << 16) | (<u64>i8x16.bitmask(i8x16.eq(v2, q)) << 32) | (<u64>i8x16.bitmask(i8x16.eq(v3, q)) << 48);
-  BLK_X =
-    <u64>i8x16.bitmask(v128.or(i8x16.eq(v0, b), i8x16.lt_s(v0, c))) |
-    (<u64>i8x16.bitmask(v128.or(i8x16.eq(v1, b), i8x16.lt_s(v1, c))) << 16) |
-    (<u64>i8x16.bitmask(v128.or(i8x16.eq(v2, b), i8x16.lt_s(v2, c))) << 32) |
-    (<u64>i8x16.bitmask(v128.or(i8x16.eq(v3, b), i8x16.lt_s(v3, c))) << 48);
-  BLK_BASE = s;
-  BLK_END = s + 64;
-}
-
-/** A member name in a body, then its ':'; false when the JSON is not valid there. */
-@inline function bodyKey(): bool {
-  skipWs();
-  if (peek() != 0x22 || !readString(false)) return false;
-  skipWs();
-  if (peek() != 0x3a) return false;
-  pos++;
-  return true;
-}
-
-/** Skips the JSON value at pos, validating it (strings as readString does: escapes, UTF-8, no control bytes),
- * without recursion: the open containers are a byte each at STACK (1 object, 2 array). The position is a local
- * here, written back to pos only around the readers that take it there (numbers, literals, strings that need a
- * look): pos is a wasm global, which V8 keeps in memory, and its store and reload were on every token's path. */
-function skipBody(): bool {
-  let p = pos;
-  let depth: i32 = 0;
-  let top: u32 = 0;
-  for (;;) {
-    // a value
-    p = wsFrom(p);
-    const c = <u32>load<u8>(p);
-    if (c == 0x22) {
-      p = stringFrom(p);
-      if (p == 0) return false;
-    } else if (c == 0x7b || c == 0x5b) {
-      if (depth >= BODY_DEPTH) return false;
-      store<u8>(STACK + <usize>depth, <u8>top);
-      depth++;
-      top = c == 0x7b ? 1 : 2;
-      p = wsFrom(p + 1);
-      if (<u32>load<u8>(p) == c + 2) {
-        // {} or []
-        p++;
-        depth--;
-        top = <u32>load<u8>(STACK + <usize>depth);
-      } else {
-        if (top == 1) {
-          p = keyFrom(p);
-          if (p == 0) return false;
-        }
-        continue;
-      }
-    } else {
-      pos = p;
-      let ok = false;
-      if (c == 0x74) ok = skipLiteral(0x65757274, 4); // true
-      else if (c == 0x66) ok = skipLiteral(0x65736c6166, 5); // false
-      else if (c == 0x6e) ok = skipLiteral(0x6c6c756e, 4); // null
-      else ok = skipNumber();
-      if (!ok) return false;
-      p = pos;
-    }
-    // after a value: close what ends here, then the next member or element
-    for (;;) {
-      if (depth == 0) {
-        pos = p;
-        return true;
-      }
-      p = wsFrom(p);
-      const d = <u32>load<u8>(p);
-      p++;
-      if (d == 0x2c) {
-        if (top == 1) {
-          p = keyFrom(p);
-          if (p == 0) return false;
-        }
-        break;
-      }
-      if (d != (top == 1 ? 0x7d : 0x5d)) return false;
-      depth--;
-      top = <u32>load<u8>(STACK + <usize>depth);
-    }
-  }
-  return false; // not reached
-}
-
-/** skipWs() from p: the first byte at or after p that is not JSON's white space (the line's end at the most). */
-@inline function wsFrom(p: usize): usize {
-  if (<u32>load<u8>(p) > 0x20) return p;
-  while (p < lineEnd) {
-    const c = load<u8>(p);
-    if (c != 0x20 && c != 0x09 && c != 0x0d) return p;
-    p++;
-  }
-  return p;
-}
-
-/** Skips the JSON string at p (a '"') where nothing of it is kept: its closing quote is the next quote bit of the
- * 64-byte blocks from its start (blockAt()), when no byte before it needs a look (an escape, a control byte, a byte
- * that is not ASCII); else, and within 64 bytes of the line's end, readString() reads it from its start and
- * validates it. Returns the position after it, 0 when it is not valid. Each string used to take its own 16-byte
- * loads, compares and a reload of the byte found, one after the other; a block's bits serve every string that
- * starts in it (git log -- bench/README.md: the engine 3.6% faster a line on the bench log). */
-@inline function stringFrom(p: usize): usize {
-  if (ASC_FEATURE_SIMD) {
-    let s = p + 1;
-    for (;;) {
-      // (behind the block's base: never today, as no reader moves back past a skipped string; kept so none can)
-      if (s >= BLK_END || s < BLK_BASE) {
-        if (s + 64 > lineEnd) break;
-        blockAt(s);
-      }
-      const sh = <u64>(s - BLK_BASE);
-      const qq = BLK_Q >> sh;
-      const xx = BLK_X >> sh;
-      if (qq != 0) {
-        // a byte to look at before the first quote: the quote may be escaped, or the string invalid
-        if ((xx & ((qq & (0 - qq)) - 1)) != 0) break;
-        return s + <usize>ctz(qq) + 1;
-      }
-      if (xx != 0) break;
-      s = BLK_END;
-    }
-  }
-  pos = p;
-  return readString(false) ? pos : 0;
-}
-
-/** A member name in a body whose name is not looked at, from p, then its ':': the position after the ':', 0 when
- * the JSON is not valid there. */
-@inline function keyFrom(p: usize): usize {
-  p = wsFrom(p);
-  if (<u32>load<u8>(p) != 0x22) return 0;
-  p = stringFrom(p);
-  if (p == 0) return 0;
-  p = wsFrom(p);
-  if (<u32>load<u8>(p) != 0x3a) return 0;
-  return p + 1;
-}
-
 const M_RESPONSE: u32 = 0;
 const M_REQUEST: u32 = 1;
 const M_SPEC: u32 = 2;
@@ -1279,10 +644,10 @@ const M_METADATA: u32 = 3;
 /** Walks the members of the object at pos ('{'): after each name, the member function of `kind` reads or skips
  * the value (false: declined). False when the line leaves the fast path; a name with escapes declines. */
 function eachMember(kind: u32): bool {
-  pos++;
+  setPos(pos + 1);
   skipWs();
   if (peek() == 0x7d) {
-    pos++;
+    setPos(pos + 1);
     return true;
   }
   for (;;) {
@@ -1296,7 +661,7 @@ function eachMember(kind: u32): bool {
     if (!ok) return false;
     skipWs();
     const d = peek();
-    pos++;
+    setPos(pos + 1);
     if (d == 0x2c) continue;
     return d == 0x7d;
   }
@@ -1306,10 +671,10 @@ function eachMember(kind: u32): bool {
 function countItems(): i32 {
   skipWs();
   if (peek() != 0x5b) return skipBody() ? -1 : -2;
-  pos++;
+  setPos(pos + 1);
   skipWs();
   if (peek() == 0x5d) {
-    pos++;
+    setPos(pos + 1);
     return 0;
   }
   let n: i32 = 0;
@@ -1318,7 +683,7 @@ function countItems(): i32 {
     n++;
     skipWs();
     const d = peek();
-    pos++;
+    setPos(pos + 1);
     if (d == 0x2c) continue;
     return d == 0x5d ? n : -2;
   }
@@ -1342,7 +707,7 @@ function remainingMember(kl: u32): bool {
   let digits: u32 = 0;
   while (peek() >= 0x30 && peek() <= 0x39) {
     x = x * 10 + <f64>(peek() - 0x30);
-    pos++;
+    setPos(pos + 1);
     if (++digits > 15) return false;
   }
   const e = peek();
@@ -1428,7 +793,7 @@ const K_RESP_BODY: u32 = 32768;
 
 /** Reads one audit line into the record at `rec`; false when it leaves the fast path. */
 function readEvent(): bool {
-  pos++; // '{'
+  setPos(pos + 1); // '{'
   bad = false;
   leaseRef = 0;
   reqHolder = false;
@@ -1446,9 +811,7 @@ function readEvent(): bool {
       const k = unchecked(ORDER[next]);
       if (bytesAhead(k)) {
         // "name": as predicted, read in one compare
-        strStart = pos - <usize>k.length + 1;
-        strEnd = pos - 2;
-        strEsc = false;
+        setStr(pos - <usize>k.length + 1, pos - 2, false);
         act = unchecked(ORDER_ACT[next]);
         next++;
         bit = act;
@@ -1459,7 +822,7 @@ function readEvent(): bool {
         }
         skipWs();
         const d = peek();
-        pos++;
+        setPos(pos + 1);
         if (d == 0x7d) break;
         if (d != 0x2c) return false;
         continue;
@@ -1469,7 +832,7 @@ function readEvent(): bool {
     if (strEsc) return false; // an escaped member name
     skipWs();
     if (peek() != 0x3a) return false;
-    pos++;
+    setPos(pos + 1);
     const kl = <u32>(strEnd - strStart);
     // Dispatch on the name's length, then compare: most members are tried once.
     switch (kl) {
@@ -1531,7 +894,7 @@ function readEvent(): bool {
     }
     skipWs();
     const d = peek();
-    pos++;
+    setPos(pos + 1);
     if (d == 0x7d) break;
     if (d != 0x2c) return false;
   }
@@ -1970,7 +1333,7 @@ function readHttplog(): bool {
   if (un == 0 || load<u8>(up) != 0x2f || scratchPos + un > SCRATCH_CAP) return false;
   const uriP = scratchPos;
   memory.copy(SCRATCH + uriP, up, un);
-  scratchPos += un;
+  setScratchPos(scratchPos + un);
   const qm = findByte(<usize>up, un, 0x3f);
   // the path's segments, empty ones left out (as parsePath and isCollectionPath split it)
   let segs: i32 = 0;
@@ -2154,7 +1517,7 @@ function readHttplog(): bool {
   if (nameL > 0) {
     const at = scratchPos;
     memory.copy(SCRATCH + at, nameP, nameL);
-    scratchPos += nameL;
+    setScratchPos(scratchPos + nameL);
     setI(R_NAME_P, <i32>at);
     setI(R_NAME_L, <i32>nameL);
   }
@@ -2162,7 +1525,7 @@ function readHttplog(): bool {
     const il = load<u32>(HV_L + (<usize>H_ID << 2));
     const at = scratchPos;
     memory.copy(SCRATCH + at, load<u32>(HV_P + (<usize>H_ID << 2)), il);
-    scratchPos += il;
+    setScratchPos(scratchPos + il);
     setI(R_ID_P, <i32>at);
     setI(R_ID_L, <i32>il);
   }
@@ -2200,35 +1563,6 @@ function resetRecord(): void {
   store<f64>(rec, NaN, O_REMAINING);
 }
 
-/** Finds the next \n at or after p (SIMD when enabled); returns `end` when there is none before it. */
-function findNewline(p: usize, end: usize): usize {
-  if (ASC_FEATURE_SIMD) {
-    const nl = i8x16.splat(0x0a);
-    // 64 bytes a turn (lines of bodies run to hundreds of KB), then 16
-    while (p + 64 <= end) {
-      const a = i8x16.eq(v128.load(p), nl);
-      const b = i8x16.eq(v128.load(p + 16), nl);
-      const c = i8x16.eq(v128.load(p + 32), nl);
-      const d = i8x16.eq(v128.load(p + 48), nl);
-      if (v128.any_true(v128.or(v128.or(a, b), v128.or(c, d)))) {
-        const bits = <u64>i8x16.bitmask(a) | (<u64>i8x16.bitmask(b) << 16) | (<u64>i8x16.bitmask(c) << 32) | (<u64>i8x16.bitmask(d) << 48);
-        return p + <usize>ctz(bits);
-      }
-      p += 64;
-    }
-    while (p + 16 <= end) {
-      const bits = i8x16.bitmask(i8x16.eq(v128.load(p), nl));
-      if (bits != 0) return p + <usize>ctz(bits);
-      p += 16;
-    }
-  }
-  while (p < end) {
-    if (load<u8>(p) == 0x0a) return p;
-    p++;
-  }
-  return end;
-}
-
 /** Reads the lines of input [0, len): each must end with \n (the host holds a partial last line). Lines longer
  * than `maxLine` bytes, and the first `declineFirst` lines, are declined unread. Writes one record per line,
  * up to the record capacity; returns the number of input bytes consumed (whole lines). Records: outPtr(),
@@ -2238,7 +1572,7 @@ export function lineCount(): u32 {
   return lines;
 }
 export function scan(len: u32, maxLine: u32, declineFirst: u32): u32 {
-  scratchPos = 0;
+  setScratchPos(0);
   setNewsCount(0);
   lines = 0;
   let p = IN;
@@ -2258,9 +1592,7 @@ export function scan(len: u32, maxLine: u32, declineFirst: u32): u32 {
     let ok = false;
     let status = 1;
     if (lines >= declineFirst && n <= maxLine && n > 1 && scratchPos + n * 2 + 64 <= SCRATCH_CAP) {
-      pos = p;
-      lineEnd = e;
-      BLK_END = 0;
+      setLine(p, e);
       // strings interned for a line that is then declined stay (the table only grows); the host learns them too
       const c0 = load<u8>(p);
       if (c0 == 0x7b) ok = readEvent();
