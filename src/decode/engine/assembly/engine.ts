@@ -1,24 +1,29 @@
-// audit-scan's line engine, in AssemblyScript (compiled to dist/decode/engine/*.wasm by `npm run build`).
+/*! The line engine's entry (built to dist/decode/engine/*.wasm by `npm run build`): the functions the host calls
+ * (src/decode/engine/engine.ts), scan() of a call's lines into records and admitFast() of the records it admits. */
 //
-// It reads newline-terminated lines from the input region and, for each audit Event line on its fast path,
-// writes a record of the fields the scan counts: strings interned to ids (new ones listed for the host to
-// decode once), one-off strings (auditID, object name, requestURI, resourceVersion) unescaped into a scratch
-// arena, times in epoch ms, the list query already parsed, and from a responseObject its item counts (the
-// bodies are skipped otherwise: see "bodies"). It decides nothing about what a line means: any line it is not
-// sure of (other kinds, wrappers, bodies with a token's or a lease's fields, odd JSON, escapes it does not take,
-// invalid UTF-8) is declined and the host reads it with the JavaScript path. It never counts: the host does, once.
+// audit-scan's line engine, in AssemblyScript. It reads newline-terminated lines from the input region and, for each
+// audit Event line on its fast path, writes a record of the fields the scan counts: strings interned to ids (new
+// ones listed for the host to decode once), one-off strings (auditID, object name, requestURI, resourceVersion)
+// unescaped into a scratch arena, times in epoch ms, the list query already parsed, and from a responseObject its
+// item counts (the bodies are skipped otherwise: see event.ts "bodies"). It decides nothing about what a line
+// means: any line it is not sure of (other kinds, wrappers, bodies with a token's or a lease's fields, odd JSON,
+// escapes it does not take, invalid UTF-8) is declined and the host reads it with the JavaScript path. It never
+// counts: the host does, once.
 //
 // Memory is laid out by the host through init(); everything is raw loads and stores (runtime stub, no GC).
+//
+// The stages, a file each: regions.ts (the regions init() lays out, interning), record.ts (a record's fields),
+// bytes.ts (the cursor, JSON tokens, SIMD scans), members.ts (the Event's object members and values), event.ts (an
+// Event line, its bodies), query.ts (the request URI's query), httplog.ts (the apiserver's httplog line); beside
+// them dedup.ts (the auditID dedup), slots.ts (the aggregator's counting) and mem.ts (the allocator, the byte hash).
 
 import { slotsLayout, slotsInit, latencyEdgesPtr, latencyMax, R_MARK, fingerprintOn } from './slots';
-import { grow, heapReset, hashBytes, bytesEqual } from './mem';
-import { IN, OUT, OUT_CAP, SCRATCH, SCRATCH_CAP, NEWS, STACK, BODY_DEPTH, STRINGS, newsCount, setNewsCount, ID_LIST, ID_GET, ID_WATCH, ID_CREATE, ID_NODES, ID_LEASES, ID_TOKEN, ID_SERVICEACCOUNTS, ID_KUBE_SYSTEM, ID_EMPTY, ID_METADATA, intern } from './regions';
-import { pos, lineEnd, strStart, strEnd, strEsc, valPtr, valLen, scratchPos, setPos, setLine, setStr, setScratchPos, peek, skipWs, readString, keepString, skipLiteral, skipValue, keyIs, asciiIs, bytesAhead, digits, decodeComponent, findByte, hasQueryEscape, bytesAre, startsWith, bodyKey, skipBody, findNewline } from './bytes';
-import { parseQuery } from './query';
+import { grow, hashBytes, bytesEqual } from './mem';
+import { IN, OUT, OUT_CAP, SCRATCH, SCRATCH_CAP, NEWS, STRINGS, newsCount, setNewsCount, ID_LIST, ID_GET, ID_WATCH, ID_CREATE, ID_NODES, ID_LEASES, ID_TOKEN, ID_SERVICEACCOUNTS, ID_KUBE_SYSTEM, ID_EMPTY } from './regions';
+import { scratchPos, setLine, setScratchPos, findNewline } from './bytes';
 import { readEvent } from './event';
 import { O_APF_WAIT, klogNowMs, readHttplog } from './httplog';
-import { bad, leaseRef, setBad, setLeaseRef, internValue, timeValue, readUser, readObjectRef, readStatus, readAnnotations } from './members';
-import { REC_BYTES, R_STATUS, R_START, R_END, R_STAGE, R_VERB, R_LEVEL, R_USER, R_UA, R_NODE, R_RESOURCE, R_GROUP, R_NS, R_SUB, R_NAME_P, R_NAME_L, R_ID_P, R_ID_L, R_URI_P, R_URI_L, R_CODE, R_RV_CLASS, R_RV_P, R_RV_L, R_RVM, R_LIMIT, R_FLAGS, R_FSEL, R_LSEL, R_NL, R_RETURNED, O_RECEIVED, O_STAGE_T, O_REMAINING, rec, setI, setRec } from './record';
+import { REC_BYTES, R_STATUS, R_START, R_END, R_STAGE, R_VERB, R_LEVEL, R_USER, R_UA, R_NODE, R_RESOURCE, R_GROUP, R_NS, R_SUB, R_NAME_P, R_NAME_L, R_ID_P, R_ID_L, R_CODE, R_RVM, R_FLAGS, R_FSEL, R_LSEL, R_NL, R_RETURNED, O_RECEIVED, O_STAGE_T, O_REMAINING, rec, setI, setRec } from './record';
 import { dedupAdmit, lastHoldNew, lastHoldRun, lastHoldSlot, setLastHold, V_DROP, V_HOLD, V_NEW, V_WAS_PENDING } from './dedup';
 export { dedupOpen, dedupClose, dedupAdmit, dedupForget, dedupTail, dedupTailPtr, dedupKey, dedupLive } from './dedup';
 export { REC_BYTES } from './record';
@@ -51,6 +56,8 @@ export function newsLen(): u32 {
 export function internedCount(): u32 {
   return STRINGS;
 }
+
+// ---- a call's lines -----------------------------------------------------------------------------------
 
 function resetRecord(): void {
   memory.fill(rec, 0, REC_BYTES);

@@ -7,23 +7,23 @@ import { REC_BYTES } from './record';
 // ---- regions (set by init) ----------------------------------------------------------------------------
 
 export let IN: usize = 0; // input bytes, IN_CAP + 16 of padding for SIMD loads
-export let IN_CAP: u32 = 0;
+let IN_CAP: u32 = 0;
 export let OUT: usize = 0; // line records, REC_BYTES each
 export let OUT_CAP: u32 = 0; // records
 export let SCRATCH: usize = 0; // unescaped one-off strings, per call
 export let SCRATCH_CAP: u32 = 0;
 export let NEWS: usize = 0; // new interned strings of this call: (id, ptr, len) u32 triples
-export let NEWS_CAP: u32 = 0;
-export let TABLE: usize = 0; // intern hash table: slots of (hash u32, id i32, ptr u32, len u32)
-export let TABLE_MASK: u32 = 0;
-export let ARENA: usize = 0; // interned bytes
-export let ARENA_END: usize = 0;
-export let ARENA_CAP_END: usize = 0;
+let NEWS_CAP: u32 = 0;
+let TABLE: usize = 0; // intern hash table: slots of (hash u32, id i32, ptr u32, len u32)
+let TABLE_MASK: u32 = 0;
+let ARENA: usize = 0; // interned bytes
+let ARENA_END: usize = 0;
+let ARENA_CAP_END: usize = 0;
 export let STACK: usize = 0; // the open containers of skipBody(), a byte each
 export const BODY_DEPTH: i32 = 1024; // deeper bodies are declined
 export let STRINGS: u32 = 0; // interned so far
-export let MAX_STRINGS: u32 = 1 << 20;
-export let MAX_INTERN_LEN: u32 = 4096;
+let MAX_STRINGS: u32 = 1 << 20;
+let MAX_INTERN_LEN: u32 = 4096;
 
 export let newsCount: u32 = 0;
 
