@@ -208,6 +208,13 @@ function rawWatchParam(p: usize, n: u32): bool {
   return false;
 }
 
+/** The id of key `key`'s value (HV_P, HV_L) when the line has the key (`seen`): -1 when it has not, -2 when intern()
+ * cannot take it (the line is declined). */
+@inline function internSeen(seen: u32, key: i32): i32 {
+  if (!(seen & (1 << key))) return -1;
+  return intern(load<u32>(HV_P + (<usize>key << 2)), load<u32>(HV_L + (<usize>key << 2)));
+}
+
 /** Reads one klog line at [pos, lineEnd) as httplog's "HTTP" line into the record; false: declined. */
 export function readHttplog(): bool {
   const p = pos;
@@ -440,11 +447,8 @@ export function readHttplog(): bool {
       if (code < 0) return false;
     }
   }
-  let ua: i32 = -1;
-  if (seen & (1 << H_UA)) {
-    ua = intern(load<u32>(HV_P + (<usize>H_UA << 2)), load<u32>(HV_L + (<usize>H_UA << 2)));
-    if (ua < 0) return false;
-  }
+  let ua: i32 = internSeen(seen, H_UA);
+  if (ua < -1) return false;
   let src: i32 = -1;
   if (seen & (1 << H_SRCIP)) {
     // hostOf: "[fd00::1]:443" → "fd00::1"; "10.0.0.5:43210" → "10.0.0.5"; more than one ':' (IPv6 bare): as it is
@@ -472,16 +476,10 @@ export function readHttplog(): bool {
       if (src < 0) return false;
     }
   }
-  let pl: i32 = -1;
-  if (seen & (1 << H_PL)) {
-    pl = intern(load<u32>(HV_P + (<usize>H_PL << 2)), load<u32>(HV_L + (<usize>H_PL << 2)));
-    if (pl < 0) return false;
-  }
-  let fs: i32 = -1;
-  if (seen & (1 << H_FS)) {
-    fs = intern(load<u32>(HV_P + (<usize>H_FS << 2)), load<u32>(HV_L + (<usize>H_FS << 2)));
-    if (fs < 0) return false;
-  }
+  let pl: i32 = internSeen(seen, H_PL);
+  if (pl < -1) return false;
+  let fs: i32 = internSeen(seen, H_FS);
+  if (fs < -1) return false;
   // (the reader keeps the priority level only beside a flow schema: `apfFlowSchema, apfPriorityLevel` or neither)
   if (fs == ID_EMPTY) fs = -1;
   if (fs < 0) pl = -1;
