@@ -143,7 +143,7 @@ describe('line by line: the engine event is the normalised event', () => {
     `"responseStatus":${m.status ?? '{"metadata":{},"code":200}'},"requestReceivedTimestamp":${m.received ?? '"2026-11-30T10:00:00.000000Z"'},"stageTimestamp":"2026-11-30T10:00:00.100000Z"}`;
 
   // A kept string with escapes is unescaped 16 bytes at a time up to each backslash or its closing quote
-  // (assembly/engine.ts readString): an escape at every offset of strings shorter than, as long as and longer than
+  // (assembly/bytes.ts readString): an escape at every offset of strings shorter than, as long as and longer than
   // 16 bytes, alone or two together, in the members the engine keeps, must give JSON.parse's strings.
   it('kept strings with escapes at every offset: the unescaped strings JSON.parse gives', () => {
     const escapes = ['\\u0026', '\\"', '\\\\', '\\/', '\\n', '\\u00e9', '\\ud83d\\ude00', '\\u0026\\u0026'];
@@ -175,7 +175,7 @@ describe('line by line: the engine event is the normalised event', () => {
     }
   });
 
-  // The values most lines carry are compared whole where they stand (assembly/engine.ts bytesAhead: kind "Event", the
+  // The values most lines carry are compared whole where they stand (assembly/bytes.ts bytesAhead: kind "Event", the
   // v1 apiVersion, level "Metadata", stage "ResponseComplete", a 200 status as the apiserver writes it); anything
   // else, down to one byte more or a space, is read the usual way. Known answers: read or declined, and when read,
   // normalizeAuditEvent's event.
@@ -212,7 +212,7 @@ describe('line by line: the engine event is the normalised event', () => {
     expect(rest).toEqual(js.ok ? js.value : null);
   });
 
-  // A time's milliseconds are its first three fraction digits, summed as an integer (assembly/engine.ts fraction):
+  // A time's milliseconds are its first three fraction digits, summed as an integer (assembly/members.ts fraction):
   // every count of digits, and what is not a fraction, as normalizeAuditEvent reads them.
   it.each(['', '.', '.5', '.05', '.123', '.1234', '.999999', '.000001', '.123456789', '.12a', '.1 '])('the time 10:00:07%sZ', (frac) => {
     const text = member({ received: `"2026-11-30T10:00:07${frac}Z"` });
@@ -275,7 +275,7 @@ describe('line by line: the engine event is the normalised event', () => {
     expect(remaining).toBeGreaterThan(3);
   });
 
-  // The engine tries the member the apiserver writes next (assembly/engine.ts ORDER) in one compare; any other
+  // The engine tries the member the apiserver writes next (assembly/event.ts ORDER) in one compare; any other
   // order, spacing, an extra or repeated member takes the usual path and must give the same event, or decline.
   it.each(Array.from({ length: 12 }, (_, i) => i + 1))('members in any order, spaced, repeated or extra %i', (seed) => {
     let x = seed * 2654435761;
@@ -433,7 +433,7 @@ describe('bodies: known answers', () => {
     expect(rest).toEqual(js.ok ? js.value : null);
   });
 
-  // Bodies' strings are skipped by the quotes of 64-byte blocks (assembly/engine.ts blockAt): a byte to look at
+  // Bodies' strings are skipped by the quotes of 64-byte blocks (assembly/bytes.ts blockAt): a byte to look at
   // (an escape, a raw control byte, a byte that is not ASCII) before, at or after a block's edge, in strings that
   // start and end in one block or span two, must change nothing but the path taken.
   it('strings across the 64-byte blocks of a body: escapes, control bytes and non-ASCII at every offset', () => {

@@ -24,7 +24,7 @@ const MAX_STRINGS = 1 << 20;
 /** Longest string it interns (user agents, selectors); longer ones decline the line. */
 const MAX_INTERN_LEN = 4096;
 
-// Record layout: keep in step with src/decode/engine/assembly/engine.ts.
+// Record layout: keep in step with src/decode/engine/assembly/record.ts.
 const R = {
   STATUS: 0,
   START: 1,

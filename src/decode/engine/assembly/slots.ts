@@ -17,7 +17,7 @@
 //
 // Memory comes from the engine's allocator (passed in as `alloc` results by init); raw loads and stores only.
 
-// Record fields read here (keep in step with engine.ts and src/decode/engine/engine.ts).
+// Record fields read here (keep in step with record.ts and src/decode/engine/engine.ts).
 const R_STATUS = 0; // 2: kube-apiserver's httplog line (its own log): evidence of its kind, keyed by flow schema
 const R_VERB = 4;
 const R_USER = 6;
