@@ -8,13 +8,12 @@ import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
 import { parseRequestQuery, parseRequestUri, type ListQuery } from '../model/request-uri.js';
 import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector } from '../model/kube-version.js';
-import { describeEtcdKey } from '../model/etcd-key.js';
-import type { EtcdEntry } from '../decode/etcd-line.js';
 import { LineDecoder, newDecodeSegment, type DecodeSegment, type DecodeSink, type SkipListener } from '../decode/line-decoder.js';
 import { MAX_SET_PER_GROUP, ReadGroups, isWatchList } from './read-groups.js';
 import { TimeSeries, reviveSeries } from './time-series.js';
-import { compileFilter, type FilterSpec } from './filters.js';
-import { EtcdReads, type EtcdRead } from './etcd-reads.js';
+import { compileFilter } from './filters.js';
+import { type EtcdReads, type EtcdRead } from './etcd-reads.js';
+import { EtcdLines } from './etcd-lines.js';
 import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, overlapsAny, sketchAdd, splitFar, type TimeCluster } from './plausible.js';
 import { fingerprintAdd, fingerprintAddSecond } from './fingerprint.js';
 import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, OPEN_NONE, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_SRCIP, PAIR_WATCH_END, type EngineLine, type LineEngine, type Slot, type SlotTables } from '../decode/engine/engine.js';
@@ -24,8 +23,8 @@ import { EMPTY_TAIL, idTailOf } from '../decode/id-keys.js';
 import { joinLogRecords } from '../decode/apiserver-log-reader.js';
 import { LogEvidence } from './log-evidence.js';
 import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
-import { type InputStats, addInputStats, newInputStats } from './input-stats.js';
-import { type ScanSink, NO_ID, NO_UA, type Counters, type StreamTiming, HEAD_TIMES, type LeaseHolders, type TimeOptions, DEFAULT_TIME_OPTIONS, type TimeState, MAX_NAMED_APISERVERS, streamKey, parseStreamKey, type ClientCounts, INPUT_REQUEST_BUCKETS, MAX_CLIENT_INPUTS, CLIENT_SERIES_BUCKETS, CLIENT_SERIES_MIN_MS, clientInputKey, type SegmentResult, type StateSnapshot, type SuspendedSegment, type EtcdSlowAgg } from './state-types.js';
+import { type InputStats, addInputStats, newInputStats, touchTime } from './input-stats.js';
+import { bump, type ScanSink, NO_ID, NO_UA, type Counters, type StreamTiming, HEAD_TIMES, type LeaseHolders, type TimeOptions, DEFAULT_TIME_OPTIONS, type TimeState, MAX_NAMED_APISERVERS, streamKey, parseStreamKey, type ClientCounts, INPUT_REQUEST_BUCKETS, MAX_CLIENT_INPUTS, CLIENT_SERIES_BUCKETS, CLIENT_SERIES_MIN_MS, clientInputKey, type SegmentResult, type StateSnapshot, type SuspendedSegment, type EtcdSlowAgg } from './state-types.js';
 export * from './input-stats.js';
 export * from './state-types.js';
 
@@ -89,21 +88,17 @@ function crossKey(id: string, e: AuditEvent): string {
   return e.evidence === undefined ? id : '\u0001' + id;
 }
 
-const bump = (m: Map<string, number>, k: string, n = 1): void => {
-  m.set(k, (m.get(k) ?? 0) + n);
-};
-
 
 export class ScanState {
   readonly inputs: InputStats[] = [];
   readonly groups: ReadGroups;
   readonly etcd: EtcdReads;
   readonly versions = new VersionEvidenceCollector();
-  readonly etcdVersions = new Map<string, number>();
-  /** etcd being slow on its own, not for a read: slow writes, fdatasync, WAL syncs, late heartbeats (what → figures) */
-  readonly etcdSlow = new Map<string, EtcdSlowAgg>();
-  /** the slow-request thresholds etcd's lines state (ms → lines): 100 ms unless it was run with another */
-  readonly etcdThresholds = new Map<number, number>();
+  /** etcd's own lines: its version, slow-request thresholds, slowness without a read (etcd-lines.ts) */
+  readonly etcdVersions: Map<string, number>;
+  readonly etcdSlow: Map<string, EtcdSlowAgg>;
+  readonly etcdThresholds: Map<number, number>;
+  private readonly etcdLines: EtcdLines;
   /** Every node name seen anywhere (kubelet users, node-name extras, selectors, node objects). */
   readonly clusterNodes = new Set<string>();
   /** resource key → most objects seen in one unfiltered, complete list response (RequestResponse level). */
@@ -125,7 +120,6 @@ export class ScanState {
   private readonly leftovers = new Map<string, AuditEvent>();
   /** each leftover's input, so that it is counted in that input's series */
   private readonly leftoverInput = new Map<string, number>();
-  private readonly etcdTails = new Map<number, EtcdRead[]>();
   /** every segment's head set: a later segment's leftover may be completed by an earlier-read file */
   private readonly heads = new Set<string>();
   /** per input, the last RECENT_TERMINALS final-stage auditIDs reconciled (a ring, with counts because an ID may
@@ -144,7 +138,11 @@ export class ScanState {
     readonly timeOptions: TimeOptions = DEFAULT_TIME_OPTIONS,
   ) {
     this.decoder = new LineDecoder(this.decodeSink, timeOptions.nowMs, timeOptions.syslogYear ?? null, onSkip);
-    this.etcd = new EtcdReads(etcdPrefix);
+    this.etcdLines = new EtcdLines(etcdPrefix, timeOptions, this.counters);
+    this.etcd = this.etcdLines.reads;
+    this.etcdVersions = this.etcdLines.versions;
+    this.etcdSlow = this.etcdLines.slow;
+    this.etcdThresholds = this.etcdLines.thresholds;
     this.groups = new ReadGroups(maxGroups, timeOptions.bucketMs);
     this.skipCopies = timeOptions.skipCopies === undefined || timeOptions.skipCopies.length === 0 ? null : new Map(timeOptions.skipCopies.map(([i, ws]) => [i, ws.map(([w, idx]) => [w, new Set(idx)] as [number, Set<number>])]));
     this.filter = compileFilter(timeOptions.filter);
@@ -180,7 +178,7 @@ export class ScanState {
   /** Sends every counted request and finished etcd read to `sink` as well (single-threaded scans only). */
   setSink(sink: ScanSink): void {
     this.sink = sink;
-    this.etcd.sink = (r) => sink.etcdRead(r);
+    this.etcdLines.setSink(sink);
   }
 
   /** Adds a finished etcd read directly (scan --db reads them back from the store). */
@@ -222,7 +220,7 @@ export class ScanState {
       input,
       startMs: null,
       beforeMs,
-      etcd: this.segmentEtcd(),
+      etcd: this.etcdLines.segmentReads(),
       pending: new Map(),
       dedupEngine,
       dedup: dedupEngine === null ? -1 : dedupEngine.dedupOpen(RECENT_TERMINALS),
@@ -262,8 +260,7 @@ export class ScanState {
     // may come from another thread's engine, so they are described from their selectors.
     for (const e of g.head.values()) delete e.selectorKey;
     for (const e of g.pending.values()) delete e.selectorKey;
-    const edges = g.etcd.endSegment();
-    this.etcd.merge(g.etcd);
+    const edges = this.etcdLines.endSegment(g.etcd);
     this.segment = null;
     let tail = EMPTY_TAIL;
     if (g.dedupEngine !== null) {
@@ -311,8 +308,7 @@ export class ScanState {
       this.holdOpen(this.leftovers, key, e);
     }
     prior.push(r.tail);
-    this.etcd.joinSegments(this.etcdTails.get(r.inputIndex) ?? [], r.etcdEdges.head);
-    this.etcdTails.set(r.inputIndex, r.etcdEdges.tail);
+    this.etcdLines.reconcile(r.inputIndex, r.etcdEdges);
     // Gaps: those inside the segment, and the one between the previous segment's last event and this one's first.
     const idx = r.inputIndex;
     const gaps = this.time.inputGaps.get(idx) ?? [];
@@ -461,8 +457,7 @@ export class ScanState {
   /** Ends the scan: closes every input's last etcd tail, and counts requests that never showed a final stage
    * (cut logs, long watches) unless a later segment completed them. */
   finishPending(): void {
-    for (const tail of this.etcdTails.values()) this.etcd.joinSegments(tail, []);
-    this.etcdTails.clear();
+    this.etcdLines.finish();
     for (const [id, e] of this.leftovers) this.countRequest(e, this.leftoverInput.get(id));
     this.leftovers.clear();
     this.leftoverInput.clear();
@@ -544,19 +539,7 @@ export class ScanState {
     this.groups.merge(o.groups, o.groupOverflow);
     this.etcd.merge(o.etcd);
     this.versions.mergeList(o.versions);
-    for (const [k, n] of o.etcdVersions) bump(this.etcdVersions, k, n);
-    for (const [k, n] of o.etcdThresholds) this.etcdThresholds.set(k, (this.etcdThresholds.get(k) ?? 0) + n);
-    for (const [k, b] of o.etcdSlow) {
-      const a = this.etcdSlow.get(k);
-      if (a === undefined) {
-        this.etcdSlow.set(k, { ...b });
-        continue;
-      }
-      a.n += b.n;
-      if (b.tookMaxMs !== null && (a.tookMaxMs === null || b.tookMaxMs > a.tookMaxMs)) a.tookMaxMs = b.tookMaxMs;
-      if (b.firstMs !== null && (a.firstMs === null || b.firstMs < a.firstMs)) a.firstMs = b.firstMs;
-      if (b.lastMs !== null && (a.lastMs === null || b.lastMs > a.lastMs)) a.lastMs = b.lastMs;
-    }
+    this.etcdLines.merge(o);
     for (const n of o.clusterNodes) this.clusterNodes.add(n);
     for (const [k, n] of o.fullListObjects) if ((this.fullListObjects.get(k) ?? -1) < n) this.fullListObjects.set(k, n);
     this.counters.requests += o.counters.requests;
@@ -610,12 +593,6 @@ export class ScanState {
     if (o.logEvidence !== undefined) this.logEvidence.merge(o.logEvidence.entries, o.logEvidence.overflow);
   }
 
-  private segmentEtcd(): EtcdReads {
-    const r = new EtcdReads(this.etcdPrefix);
-    r.sink = this.etcd.sink;
-    return r;
-  }
-
   private cur(): Segment {
     if (this.segment === null) throw new Error('ScanState: no segment begun');
     return this.segment;
@@ -641,7 +618,10 @@ export class ScanState {
       }
       this.addAuditEvent(e);
     },
-    etcdEntry: (e) => this.addEtcd(e),
+    etcdEntry: (e) => {
+      const g = this.cur();
+      this.etcdLines.add(e, g.input, g.etcd);
+    },
     restartSign: (t, what) => {
       const g = this.cur();
       if (this.plausibleOrNull(g.input, t) !== null && g.signs.length < MAX_SIGNS) g.signs.push([t, what]);
@@ -685,59 +665,6 @@ export class ScanState {
     this.decoder.skipDocumentTail(where, reason);
   }
 
-  private addEtcd(e: EtcdEntry): void {
-    const s = this.cur();
-    if (e.tsMs !== null) {
-      const ts = this.plausibleOrNull(s.input, e.tsMs);
-      if (ts === null) {
-        s.input.implausibleTimes++;
-        bump(s.input.implausibleKinds, this.lastImplausible);
-        e = { ...e, tsMs: null };
-      }
-    }
-    // The version and the span of the log describe the cluster and the log: taken before any filter.
-    s.etcd.noteLine(e); // and what zap's sampler counted (etcd-reads.ts zapSampledSpans)
-    if (e.kind !== 'range' && e.version !== undefined) bump(this.etcdVersions, e.version);
-    if (e.expectedMs !== undefined && e.expectedMs !== null) this.etcdThresholds.set(e.expectedMs, (this.etcdThresholds.get(e.expectedMs) ?? 0) + 1);
-    if (e.kind !== 'range') {
-      const slow = slowKind(e.what);
-      if (slow !== null) {
-        const a = this.etcdSlow.get(slow) ?? { n: 0, tookMaxMs: null, firstMs: null, lastMs: null };
-        a.n++;
-        if (e.tookMs != null && (a.tookMaxMs === null || e.tookMs > a.tookMaxMs)) a.tookMaxMs = e.tookMs;
-        if (e.tsMs !== null && (a.firstMs === null || e.tsMs < a.firstMs)) a.firstMs = e.tsMs;
-        if (e.tsMs !== null && (a.lastMs === null || e.tsMs > a.lastMs)) a.lastMs = e.tsMs;
-        this.etcdSlow.set(slow, a);
-      }
-    }
-    if (e.tsMs !== null) {
-      this.touchTime(s.input, e.tsMs);
-      sketchAdd(s.input.sketch, e.tsMs);
-    }
-    // One rule for both logs: a filter applies to every line that carries its field. etcd's lines carry a time and
-    // a key (its resource and namespace), never a user or a verb: --user and --verb keep every etcd line.
-    const f = this.timeOptions.filter;
-    if (e.tsMs !== null && ((f.sinceMs !== null && e.tsMs < f.sinceMs) || (f.untilMs !== null && e.tsMs >= f.untilMs))) {
-      s.input.otherLines++;
-      bump(s.input.otherKinds, 'etcd outside --since/--until');
-      this.counters.etcdFilteredOut++;
-      return;
-    }
-    if (e.kind === 'range' && (f.resources.length > 0 || f.namespaces.length > 0) && !etcdKeyPasses(e.key, e.rangeEnd, this.etcdPrefix, f)) {
-      s.input.otherLines++;
-      bump(s.input.otherKinds, 'etcd outside --resource/--namespace');
-      this.counters.etcdFilteredOut++;
-      return;
-    }
-    if (e.kind === 'range') {
-      s.input.etcdEntries++;
-      s.etcd.add(e);
-    } else {
-      s.input.otherLines++;
-      bump(s.input.otherKinds, `etcd ${e.what}`);
-    }
-  }
-
   /** An apiserver identity lease created, or taken over by a new holder: an apiserver (re)started. */
   private leaseSign(g: Segment, e: AuditEvent, t: number): void {
     if (e.code !== null && (e.code < 200 || e.code >= 300)) return;
@@ -752,11 +679,6 @@ export class ScanState {
       if (g.signs.length < MAX_SIGNS) g.signs.push([t, 'identity lease taken over']);
       h.last = e.leaseHolder;
     }
-  }
-
-  private touchTime(inp: InputStats, t: number): void {
-    if (inp.firstMs === null || t < inp.firstMs) inp.firstMs = t;
-    if (inp.lastMs === null || t > inp.lastMs) inp.lastMs = t;
   }
 
   private rememberTerminal(g: Segment, id: string): void {
@@ -1118,7 +1040,7 @@ export class ScanState {
     // A trace or timeout of the apiserver's log held for its httplog line is one request with that line, not an
     // event of its own in the stream's spacing and gaps (an audit log's one event a request): only its time counts.
     if (t !== null && e.evidence !== undefined && !terminal) {
-      this.touchTime(g.input, t);
+      touchTime(g.input, t);
       sketchAdd(g.input.sketch, t);
     } else if (t !== null) this.timeOf(g, t, e.apiserver);
     // a request of the apiserver's log whose trace (or timeout) is held open: its httplog line takes what it said
@@ -1175,7 +1097,7 @@ export class ScanState {
 
   /** timeOf() but for the input's sketch. */
   private timeBesideSketch(g: Segment, t: number, apiserver: string | undefined): void {
-    this.touchTime(g.input, t);
+    touchTime(g.input, t);
     if (g.startMs === null) g.startMs = t;
     const minGap = candidateMinMs(this.timeOptions.gapMs);
     const inHead = g.headTimes.length < HEAD_TIMES;
@@ -1482,33 +1404,6 @@ export function replayHead(prev: number, head: readonly number[], spacing: Spaci
   }
   for (const g of added) own.push(g);
   return exact;
-}
-
-/** The kinds of etcd line that say etcd itself was slow (its disk, its raft loop), not a read. */
-export function slowKind(what: string): 'slow write' | 'slow fdatasync' | 'wal sync' | 'late heartbeat' | 'slow apply' | null {
-  if (what === 'slow write') return 'slow write';
-  if (what === 'slow request') return 'slow apply';
-  if (what === 'slow fdatasync') return 'slow fdatasync';
-  if (what === 'wal sync') return 'wal sync';
-  if (what.startsWith('leader failed to send out heartbeat on time')) return 'late heartbeat';
-  return null;
-}
-
-/** Whether an etcd read's key is of a resource and namespace the filters keep. A cluster-wide range is in no
- * namespace (as a cluster-wide list is not, on the audit side). Resources are named as --resource takes them:
- * pods, deployments.apps, widgets.example.com, or a custom resource's plural alone. */
-export function etcdKeyPasses(key: string, rangeEnd: string | null, etcdPrefix: string | null, f: Pick<FilterSpec, 'resources' | 'namespaces'>): boolean {
-  const d = describeEtcdKey(key, rangeEnd, etcdPrefix);
-  if (f.namespaces.length > 0 && (d.namespace === null || !f.namespaces.includes(d.namespace))) return false;
-  if (f.resources.length === 0) return true;
-  const rk = d.resourceKey;
-  return f.resources.some((v) => {
-    if (v === rk) return true;
-    const dot = v.indexOf('.');
-    if (dot < 0) return rk.endsWith(`/${v}`);
-    const plural = v.slice(0, dot);
-    return rk === plural || rk === `${v.slice(dot + 1)}/${plural}`;
-  });
 }
 
 /** The indexes of each slot's read and latency pairs, by slot. */

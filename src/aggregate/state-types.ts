@@ -36,6 +36,11 @@ export interface ScanSink {
 /** The start of the name given to an event without an auditID. */
 export const NO_ID = '(no auditID ';
 
+/** Adds `n` to a count in a map of counts by name. */
+export const bump = (m: Map<string, number>, k: string, n = 1): void => {
+  m.set(k, (m.get(k) ?? 0) + n);
+};
+
 /** How requests without a user agent are listed among the user agents. */
 export const NO_UA = '(no user agent) ';
 
