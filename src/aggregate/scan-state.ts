@@ -14,17 +14,18 @@ import { TimeSeries, reviveSeries } from './time-series.js';
 import { compileFilter } from './filters.js';
 import { type EtcdReads, type EtcdRead } from './etcd-reads.js';
 import { EtcdLines } from './etcd-lines.js';
-import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, overlapsAny, sketchAdd, splitFar, type TimeCluster } from './plausible.js';
+import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, sketchAdd } from './plausible.js';
 import { fingerprintAdd, fingerprintAddSecond } from './fingerprint.js';
 import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, OPEN_NONE, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_SRCIP, PAIR_WATCH_END, type EngineLine, type LineEngine, type Slot, type SlotTables } from '../decode/engine/engine.js';
 import { latencyAddBucket, latencyEdges2000 } from './latency.js';
 import { LookBack } from './look-back.js';
+import { InputTimes, isIdentityLease, leaseSign, restartSign, segmentTiming, timeOf, timeRun, type SegmentTimes } from './timing.js';
 import { EMPTY_TAIL, idTailOf } from '../decode/id-keys.js';
 import { joinLogRecords } from '../decode/apiserver-log-reader.js';
 import { LogEvidence } from './log-evidence.js';
-import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
+import { newSpacingHistogram } from './gaps.js';
 import { type InputStats, addInputStats, newInputStats, touchTime } from './input-stats.js';
-import { bump, type ScanSink, NO_ID, NO_UA, type Counters, type StreamTiming, HEAD_TIMES, type LeaseHolders, type TimeOptions, DEFAULT_TIME_OPTIONS, type TimeState, MAX_NAMED_APISERVERS, streamKey, parseStreamKey, type ClientCounts, INPUT_REQUEST_BUCKETS, MAX_CLIENT_INPUTS, CLIENT_SERIES_BUCKETS, CLIENT_SERIES_MIN_MS, clientInputKey, type SegmentResult, type StateSnapshot, type SuspendedSegment, type EtcdSlowAgg } from './state-types.js';
+import { bump, type ScanSink, NO_ID, NO_UA, type Counters, type TimeOptions, DEFAULT_TIME_OPTIONS, type TimeState, MAX_NAMED_APISERVERS, streamKey, parseStreamKey, type ClientCounts, INPUT_REQUEST_BUCKETS, MAX_CLIENT_INPUTS, CLIENT_SERIES_BUCKETS, CLIENT_SERIES_MIN_MS, clientInputKey, type SegmentResult, type StateSnapshot, type SuspendedSegment, type EtcdSlowAgg } from './state-types.js';
 export * from './input-stats.js';
 export * from './state-types.js';
 
@@ -37,12 +38,11 @@ const HEAD_SLACK_MS = 1000;
 
 /** One consecutive piece of one input: a whole file, or one worker's byte range or chunk of it. Dedup state
  * is per segment; reconcile() joins segments in input order, so a split never changes a count. */
-interface Segment {
+interface Segment extends SegmentTimes {
   inputIndex: number;
   /** unique in the whole scan, also across workers: the prefix of this segment's synthetic auditIDs */
   key: string;
   input: InputStats; // this segment's counts, added to the input's at reconcile()
-  startMs: number | null;
   /** the latest event time just before this segment in its input, when it is not the input's first */
   beforeMs: number | null;
   etcd: EtcdReads;
@@ -58,27 +58,8 @@ interface Segment {
   /** final events of requests received before this segment began (plus slack), held for reconcile(): one may
    * be a copy of a final event near the previous segment's end, which only reconcile() can see */
   head: Map<string, AuditEvent>;
-  /** event times, for gaps in the input's stream */
-  firstT: number | null;
-  lastT: number | null;
-  gaps: Array<[number, number]>;
-  spacing: SpacingHistogram;
-  /** its first HEAD_TIMES event times: its spacing and gaps are measured from its own first event, and
-   * reconcile() measures these again from the latest time before the segment (replayHead) */
-  headTimes: number[];
-  /** the gaps measured at those first events, kept whole (see timeStep); and whether events past them came */
-  headGaps: Array<[number, number]>;
-  headDropped: boolean;
-  /** restart signs besides gaps: the apiserver identity lease created or taken over, [time, what] */
-  signs: Array<[number, string]>;
-  /** identity lease name → holders seen in this segment */
-  leases: Map<string, LeaseHolders>;
   /** the decoder's state between this segment's lines (a split line's parts, a CSV export's column) */
   decode: DecodeSegment;
-  /** apiserver a wrapper named → the times of its events, for gaps in its own stream (at most
-   * MAX_NAMED_APISERVERS; the records of others are counted in namedOverflow and left unnamed) */
-  streams: Map<string, StreamTiming>;
-  namedOverflow: number;
 }
 
 /** The key of a request's ID across segments and inputs: the apiserver log's records of a request apart from the
@@ -170,6 +151,7 @@ export class ScanState {
       streamSpan: new Map(),
       streamOverflow: new Map(),
     };
+    this.times = new InputTimes(this.time, this.counters, timeOptions.gapMs);
   }
 
   private readonly filter: ((e: AuditEvent) => boolean) | null;
@@ -185,9 +167,8 @@ export class ScanState {
   addEtcdRead(r: EtcdRead): void {
     this.etcd.emit(r);
   }
-  private readonly inputLastT = new Map<number, number>();
-  /** set by finishPending(): per input, the clusters of its times kept and those far from the rest */
-  private plausibility: Map<number, { kept: TimeCluster[]; far: TimeCluster[] }> | null = null;
+  /** the timing across segments: gaps, spacing, restart signs, far times (timing.ts) */
+  private readonly times: InputTimes;
 
   private seriesIn(m: Map<string | number, TimeSeries>, k: string | number, cap = 100_000): TimeSeries {
     let s = m.get(k);
@@ -274,7 +255,7 @@ export class ScanState {
       }
       tail = idTailOf(ids);
     }
-    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: [...keepLongest(g.gaps), ...g.headGaps], fromBefore: false, spacing: g.spacing, headTimes: g.headTimes, headDropped: g.headDropped, signs: g.signs, leases: g.leases, streams: new Map([...g.streams].map(([k, { headGaps, ...st }]) => [k, { ...st, gaps: [...keepLongest(st.gaps), ...(headGaps ?? [])] }])), namedOverflow: g.namedOverflow } };
+    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: segmentTiming(g) };
   }
 
   /** Adds a finished segment to the scan. Call in input order, segment by segment. */
@@ -309,93 +290,8 @@ export class ScanState {
     }
     prior.push(r.tail);
     this.etcdLines.reconcile(r.inputIndex, r.etcdEdges);
-    // Gaps: those inside the segment, and the one between the previous segment's last event and this one's first.
-    const idx = r.inputIndex;
-    const gaps = this.time.inputGaps.get(idx) ?? [];
-    const spacing = this.time.inputSpacing.get(idx) ?? newSpacingHistogram();
-    const prev = this.inputLastT.get(idx);
-    const minGap = candidateMinMs(this.timeOptions.gapMs);
-    mergeSpacing(spacing, r.timing.spacing);
-    const own = [...r.timing.gaps];
-    if (prev !== undefined && r.timing.headTimes !== undefined) {
-      if (!replayHead(prev, r.timing.headTimes, spacing, own, minGap, r.timing.headDropped)) this.counters.timingInexact++;
-    } else if (!r.timing.fromBefore && prev !== undefined && r.timing.firstT !== null) {
-      const inc = r.timing.firstT - prev;
-      addSpacing(spacing, inc > 0 ? inc : 0);
-      if (inc >= minGap) gaps.push([prev, r.timing.firstT]);
-    }
-    for (const gp of own) gaps.push(gp);
-    this.time.inputSpacing.set(idx, spacing);
-    if (gaps.length > 0) this.time.inputGaps.set(idx, keepLongest(gaps));
-    if (r.timing.lastT !== null) this.inputLastT.set(idx, Math.max(prev ?? -Infinity, r.timing.lastT));
-    // Restart signs: the segment's own, and an identity lease whose holder changed across the cut.
-    const signs = this.time.inputSigns.get(idx) ?? [];
-    for (const sg of r.timing.signs) if (signs.length < MAX_SIGNS) signs.push(sg);
-    let holders = this.leaseHolders.get(idx);
-    if (holders === undefined) this.leaseHolders.set(idx, (holders = new Map()));
-    for (const [name, h] of r.timing.leases) {
-      const before = holders.get(name);
-      if (before !== undefined && before !== h.first && signs.length < MAX_SIGNS) signs.push([h.firstT, 'identity lease taken over']);
-      holders.set(name, h.last);
-    }
-    if (signs.length > 0) this.time.inputSigns.set(idx, signs.sort((a, b) => a[0] - b[0]));
-    this.reconcileStreams(idx, r.timing.streams, r.timing.namedOverflow ?? 0);
+    this.times.reconcile(r.inputIndex, r.timing);
   }
-
-  /** input index → apiservers named in it so far (reconcile) */
-  private readonly namedPerInput = new Map<number, number>();
-
-  /** Each named apiserver's gaps, as an input's: those inside the segment, and the one between its last event
-   * before the segment and its first in it. A gap the segment measured from a time before that last one (its
-   * first events were older) is measured from that last one, as one thread measures it. */
-  private reconcileStreams(idx: number, streams: Map<string, StreamTiming> | undefined, overflow: number): void {
-    const t = this.time;
-    for (const [name, st] of streams ?? []) {
-      const key = streamKey(idx, name);
-      const span = t.streamSpan.get(key);
-      if (span === undefined) {
-        const n = this.namedPerInput.get(idx) ?? 0;
-        if (n >= MAX_NAMED_APISERVERS) {
-          overflow += st.events;
-          continue;
-        }
-        this.namedPerInput.set(idx, n + 1);
-      }
-      if (st.firstT === null || st.lastT === null) continue;
-      const prev = span?.[1];
-      const gaps = t.streamGaps.get(key) ?? [];
-      const spacing = t.streamSpacing.get(key) ?? newSpacingHistogram();
-      const min = candidateMinMs(this.timeOptions.gapMs);
-      if (prev !== undefined && st.headTimes !== undefined) {
-        const own = [...st.gaps];
-        mergeSpacing(spacing, st.spacing);
-        if (!replayHead(prev, st.headTimes, spacing, own, min, st.headDropped)) this.counters.timingInexact++;
-        for (const gp of own) gaps.push(gp);
-      } else if (prev === undefined) {
-        for (const gp of st.gaps) gaps.push(gp);
-        mergeSpacing(spacing, st.spacing);
-      } else {
-        // a part written before headTimes: its gaps were measured from its own first event
-        if (prev !== undefined) {
-          const inc = st.firstT - prev;
-          addSpacing(spacing, inc > 0 ? inc : 0);
-          if (inc >= min) gaps.push([prev, st.firstT]);
-        }
-        for (const [a, b] of st.gaps) {
-          if (prev === undefined || a >= prev) gaps.push([a, b]);
-          else if (b - prev >= min) gaps.push([prev, b]);
-        }
-        mergeSpacing(spacing, st.spacing);
-      }
-      t.streamSpacing.set(key, spacing);
-      if (gaps.length > 0) t.streamGaps.set(key, keepLongest(gaps));
-      t.streamSpan.set(key, span === undefined ? [st.firstT, st.lastT] : [Math.min(span[0], st.firstT), Math.max(span[1], st.lastT)]);
-    }
-    if (overflow > 0) t.streamOverflow.set(idx, (t.streamOverflow.get(idx) ?? 0) + overflow);
-  }
-
-  /** input index → identity lease → its last holder, across the input's segments */
-  private readonly leaseHolders = new Map<number, Map<string, string>>();
 
   private lookBackOf(inputIndex: number): LookBack {
     let lb = this.lookBacks.get(inputIndex);
@@ -462,56 +358,7 @@ export class ScanState {
     this.leftovers.clear();
     this.leftoverInput.clear();
     this.heads.clear();
-    this.excludeFarTimes();
-  }
-
-  /** Finds, per input, the times far from the rest of it (plausible.ts splitFar) and leaves them out of the time
-   * analysis: the input's window, its gaps and series, and the buckets of the shared series that only such times
-   * fill. The events still count everywhere else. Runs once, at the end, on mergeable sketches: the same answer
-   * for any thread count. */
-  private excludeFarTimes(): void {
-    if (this.plausibility !== null) return;
-    const split = new Map<number, { kept: TimeCluster[]; far: TimeCluster[] }>();
-    const allKept: TimeCluster[] = [];
-    const allFar: TimeCluster[] = [];
-    this.inputs.forEach((inp, idx) => {
-      const r = splitFar(inp.sketch);
-      split.set(idx, r);
-      allKept.push(...r.kept);
-      allFar.push(...r.far);
-      if (r.far.length === 0) return;
-      let far = 0;
-      for (const c of r.far) far += c.events;
-      inp.implausibleTimes += far;
-      bump(inp.implausibleKinds, 'far', far);
-      inp.firstMs = r.kept.length > 0 ? r.kept[0]!.fromMs : null;
-      inp.lastMs = r.kept.length > 0 ? r.kept[r.kept.length - 1]!.toMs : null;
-      for (const m of [this.time.inputLists, this.time.inputWatchEnds, this.time.inputRequests]) {
-        const s = m.get(idx);
-        if (s !== undefined) dropBuckets(s, r.far, []);
-      }
-      const gaps = this.time.inputGaps.get(idx);
-      if (gaps !== undefined) this.time.inputGaps.set(idx, bridgeGaps(gaps, r.far));
-      const signs = this.time.inputSigns.get(idx);
-      if (signs !== undefined) this.time.inputSigns.set(idx, signs.filter(([t]) => !overlapsAny(t, t + 1, r.far)));
-    });
-    this.plausibility = split;
-    if (allFar.length === 0) return;
-    // Shared series: a bucket goes only when far times alone could have filled it.
-    dropBuckets(this.time.all, allFar, allKept);
-    dropBuckets(this.time.tokens, allFar, allKept);
-    for (const s of this.time.listsByResource.values()) dropBuckets(s, allFar, allKept);
-    for (const g of this.groups.groups.values()) {
-      if (!dropBuckets(g.series, allFar, allKept)) continue;
-      let lo = Infinity;
-      let hi = -Infinity;
-      for (const b of g.series.buckets.keys()) {
-        lo = Math.min(lo, b * g.series.widthMs);
-        hi = Math.max(hi, (b + 1) * g.series.widthMs - 1);
-      }
-      if (g.firstMs !== null && overlapsAny(g.firstMs, g.firstMs + 1, allFar)) g.firstMs = Number.isFinite(lo) ? lo : null;
-      if (g.lastMs !== null && overlapsAny(g.lastMs, g.lastMs + 1, allFar)) g.lastMs = Number.isFinite(hi) ? hi : null;
-    }
+    this.times.excludeFarTimes(this.inputs, this.groups);
   }
 
   /** The aggregates, for posting from a worker. */
@@ -622,10 +469,7 @@ export class ScanState {
       const g = this.cur();
       this.etcdLines.add(e, g.input, g.etcd);
     },
-    restartSign: (t, what) => {
-      const g = this.cur();
-      if (this.plausibleOrNull(g.input, t) !== null && g.signs.length < MAX_SIGNS) g.signs.push([t, what]);
-    },
+    restartSign: (t, what) => restartSign(this.cur(), t, what, this.timeOptions.nowMs),
     syntheticId: () => this.syntheticId(),
   };
 
@@ -663,22 +507,6 @@ export class ScanState {
   skipDocumentTail(where: string, reason: string): void {
     this.cur();
     this.decoder.skipDocumentTail(where, reason);
-  }
-
-  /** An apiserver identity lease created, or taken over by a new holder: an apiserver (re)started. */
-  private leaseSign(g: Segment, e: AuditEvent, t: number): void {
-    if (e.code !== null && (e.code < 200 || e.code >= 300)) return;
-    if (e.verb === 'create') {
-      if (g.signs.length < MAX_SIGNS) g.signs.push([t, 'identity lease created']);
-      return;
-    }
-    if (e.leaseHolder === null || (e.verb !== 'update' && e.verb !== 'patch')) return;
-    const h = g.leases.get(e.name);
-    if (h === undefined) g.leases.set(e.name, { first: e.leaseHolder, firstT: t, last: e.leaseHolder });
-    else if (h.last !== e.leaseHolder) {
-      if (g.signs.length < MAX_SIGNS) g.signs.push([t, 'identity lease taken over']);
-      h.last = e.leaseHolder;
-    }
   }
 
   private rememberTerminal(g: Segment, id: string): void {
@@ -739,7 +567,7 @@ export class ScanState {
     }
     // addAuditEvent(), for an event with both times plausible and no apiserver named
     g.input.auditEvents++;
-    this.timeOf(g, st, undefined);
+    timeOf(g, st, undefined, this.timeOptions.gapMs);
     // the line's own auditID is read as a string only when it is kept (held, head) or given up to countRequest
     const synthetic = l.missingId ? this.syntheticId() : null;
     const terminal = eng.stage() >= 2;
@@ -828,7 +656,7 @@ export class ScanState {
         this.holdOpen(g.pending, id, eng.eventAt(~r, id), g);
       }
     }
-    this.timeRun(g, eng, i, j);
+    timeRun(g, eng, i, j, this.timeOptions.gapMs);
     return j;
   }
 
@@ -856,31 +684,6 @@ export class ScanState {
     }
     if (callerLines > 0) this.decoder.engineHttplogRun(eng.stringOf(caller), callerLines, watchStarts, latest);
     return lines;
-  }
-
-  /** timeOf() for the admitted lines i..j-1 of the engine's batch, which name no apiserver, with the input's sketch
-   * taken a run of one bucket at a time: a bucket that exists takes no fit(), so the cell's count, earliest and
-   * latest come out as line by line. */
-  private timeRun(g: Segment, eng: LineEngine, i: number, j: number): void {
-    const sk = g.input.sketch;
-    let r = i;
-    while (r < j) {
-      const first = eng.stageMsAt(r);
-      sketchAdd(sk, first);
-      const w = sk.widthMs;
-      const idx = Math.floor(first / w);
-      // (the cell sketchAdd made or found, at the width it left: a fit() merges whole buckets)
-      const cell = sk.buckets.get(idx);
-      for (let t = first; ; ) {
-        this.timeBesideSketch(g, t, undefined);
-        if (++r === j) break;
-        t = eng.stageMsAt(r);
-        if (cell === undefined || Math.floor(t / w) !== idx) break;
-        cell[0]++;
-        if (t < cell[1]) cell[1] = t;
-        if (t > cell[2]) cell[2] = t;
-      }
-    }
   }
 
   /** Whether this state's engine lines can be counted by the compiled aggregator: not when each request must be
@@ -1042,7 +845,7 @@ export class ScanState {
     if (t !== null && e.evidence !== undefined && !terminal) {
       touchTime(g.input, t);
       sketchAdd(g.input.sketch, t);
-    } else if (t !== null) this.timeOf(g, t, e.apiserver);
+    } else if (t !== null) timeOf(g, t, e.apiserver, this.timeOptions.gapMs);
     // a request of the apiserver's log whose trace (or timeout) is held open: its httplog line takes what it said
     const held = e.evidence !== undefined && terminal && g.pending.size > 0 ? g.pending.get(id) : undefined;
     // (the apiserver log writes a request's trace just before its httplog line: whether the line may pair with a
@@ -1052,7 +855,7 @@ export class ScanState {
     const v = verdict >= 0 ? this.verdict(g, verdict, terminal, at, id) : this.admit(g, id, terminal, at);
     if (v === DROP) return;
     if (held?.evidence !== undefined) joinLogRecords(e, held);
-    if (terminal && t !== null && isIdentityLease(e)) this.leaseSign(g, e, t);
+    if (terminal && t !== null && isIdentityLease(e)) leaseSign(g, e, t);
     if (v === HEAD) g.head.set(id, e);
     else if (v === HOLD) this.holdOpen(g.pending, id, e, g);
     else this.countRequest(e);
@@ -1088,25 +891,6 @@ export class ScanState {
     return this.inHead(g, receivedMs) ? HEAD : COUNT;
   }
 
-  /** An event's time into its segment's timing: the input's span and sketch, the segment's first events, spacing
-   * and gaps, and a named apiserver's own. */
-  private timeOf(g: Segment, t: number, apiserver: string | undefined): void {
-    sketchAdd(g.input.sketch, t);
-    this.timeBesideSketch(g, t, apiserver);
-  }
-
-  /** timeOf() but for the input's sketch. */
-  private timeBesideSketch(g: Segment, t: number, apiserver: string | undefined): void {
-    touchTime(g.input, t);
-    if (g.startMs === null) g.startMs = t;
-    const minGap = candidateMinMs(this.timeOptions.gapMs);
-    const inHead = g.headTimes.length < HEAD_TIMES;
-    if (inHead) g.headTimes.push(t);
-    else g.headDropped = true;
-    timeStep(g, t, minGap, inHead ? g.headGaps : null);
-    if (apiserver !== undefined) this.streamTime(g, apiserver, t, minGap);
-  }
-
   /** Whether a final event received at `receivedMs` belongs to the segment's head: a request received before the
    * segment began (plus slack), whose earlier stage, or a copy of it, may be in the previous segment (or an
    * earlier-read file): reconcile() pairs and counts it. "Began" is the later of the segment's first event and
@@ -1115,17 +899,6 @@ export class ScanState {
   private inHead(g: Segment, receivedMs: number | null): boolean {
     const began = g.beforeMs === null ? g.startMs : g.startMs === null ? g.beforeMs : Math.max(g.startMs, g.beforeMs);
     return receivedMs !== null && began !== null && receivedMs <= began + HEAD_SLACK_MS && g.head.size < MAX_PENDING;
-  }
-
-  /** An event time of an apiserver a wrapper named, for gaps in its own stream (as addAuditEvent's per input). */
-  private streamTime(g: Segment, name: string, t: number, minGap: number): void {
-    let st = g.streams.get(name);
-    if (st === undefined) g.streams.set(name, (st = { firstT: null, lastT: null, gaps: [], spacing: newSpacingHistogram(), events: 0, headTimes: [], headGaps: [], headDropped: false }));
-    st.events++;
-    const inHead = st.headTimes!.length < HEAD_TIMES;
-    if (inHead) st.headTimes!.push(t);
-    else st.headDropped = true;
-    timeStep(st, t, minGap, inHead ? st.headGaps! : null);
   }
 
   /** Holds an open request in `open` (a segment's pending, `g`, or the scan's leftovers), the later of two earlier
@@ -1348,64 +1121,6 @@ export class ScanState {
   }
 }
 
-/** One event time into a stream's timing (a segment's, or a named apiserver's in it): the spacing since the latest
- * time before it, a gap when that spacing reaches `minGapMs`, the first and the latest time. */
-function timeStep(s: { firstT: number | null; lastT: number | null; gaps: Array<[number, number]>; spacing: SpacingHistogram }, t: number, minGapMs: number, headGaps: Array<[number, number]> | null = null): void {
-  if (s.firstT === null) s.firstT = t;
-  if (s.lastT !== null) {
-    const inc = t - s.lastT;
-    addSpacing(s.spacing, inc > 0 ? inc : 0);
-    // A gap at one of the segment's first events is kept whole: reconcile() may take it out again (replayHead),
-    // and it must not have pushed a real gap out of the longest MAX_GAPS first.
-    if (inc >= minGapMs) {
-      if (headGaps !== null) headGaps.push([s.lastT, t]);
-      else pushGap(s.gaps, s.lastT, t);
-    }
-  }
-  if (s.lastT === null || t > s.lastT) s.lastT = t;
-}
-
-/** Measures a segment's first event times again as one thread does, whose latest time at the cut was `prev`:
- * the segment measured its spacing and gaps (`own`, its list) from its own first event (it could not know
- * `prev`), so each of its first events is taken out of `spacing` and `own` as the segment measured it and put back
- * as one thread would. Once the segment's own latest time reaches `prev`, both measure alike and the replay stops.
- * When the kept times run out first (more than HEAD_TIMES events older than the cut at a segment's start: logs
- * concatenated out of order), the segment's later gaps that begin before the latest time are clipped to it, as one
- * thread clips them, but the spacing of those later events stays the segment's own: returns false then. */
-export function replayHead(prev: number, head: readonly number[], spacing: SpacingHistogram, own: Array<[number, number]>, minGapMs: number, dropped = head.length >= HEAD_TIMES): boolean {
-  let mine: number | null = null;
-  let latest = prev;
-  const added: Array<[number, number]> = [];
-  for (const t of head) {
-    if (mine !== null && mine >= latest) break;
-    if (mine !== null) {
-      const inc = t - mine;
-      spacing[spacingBin(inc > 0 ? inc : 0)]!--;
-      if (inc >= minGapMs) {
-        const i = own.findIndex(([a, b]) => a === mine && b === t);
-        if (i >= 0) own.splice(i, 1);
-      }
-    }
-    const inc = t - latest;
-    addSpacing(spacing, inc > 0 ? inc : 0);
-    if (inc >= minGapMs) added.push([latest, t]);
-    if (mine === null || t > mine) mine = t;
-    if (t > latest) latest = t;
-  }
-  const exact = mine === null || mine >= latest || !dropped;
-  if (!exact) {
-    // The rest of the segment's own gaps: one thread measures them from a latest time at least `latest`.
-    for (let i = own.length - 1; i >= 0; i--) {
-      const [a, b] = own[i]!;
-      if (a >= latest) continue;
-      if (b - latest >= minGapMs) own[i] = [latest, b];
-      else own.splice(i, 1);
-    }
-  }
-  for (const g of added) own.push(g);
-  return exact;
-}
-
 /** The indexes of each slot's read and latency pairs, by slot. */
 function pairsBySlot(pairs: SlotTables['pairs']): Map<number, number[]> {
   const bySlot = new Map<number, number[]>();
@@ -1436,47 +1151,6 @@ type Admit = typeof DROP | typeof COUNT | typeof HEAD | typeof HOLD;
 
 /** Most (fieldSelector, labelSelector) descriptions remembered per scan. */
 const MAX_SELECTOR_MEMO = 100_000;
-
-/** Most restart signs kept per segment and per input. */
-const MAX_SIGNS = 1000;
-
-/** The apiserver identity lease (KEP-1965): kube-system/leases/apiserver-<hash>, kube-apiserver-<hash> in 1.26. */
-export function isIdentityLease(e: Pick<AuditEvent, 'resource' | 'namespace' | 'name'>): boolean {
-  return e.resource === 'leases' && e.namespace === 'kube-system' && (e.name.startsWith('apiserver-') || e.name.startsWith('kube-apiserver-'));
-}
-
-/** Deletes the buckets of `s` that overlap `far` and no `kept` range; true when any went. */
-function dropBuckets(s: TimeSeries, far: TimeCluster[], kept: TimeCluster[]): boolean {
-  let dropped = false;
-  for (const b of [...s.buckets.keys()]) {
-    const from = b * s.widthMs;
-    const to = from + s.widthMs;
-    if (overlapsAny(from, to, far) && !overlapsAny(from, to, kept)) {
-      s.buckets.delete(b);
-      dropped = true;
-    }
-  }
-  return dropped;
-}
-
-/** Gaps with far times at an end are joined through them: [a, stray] and [stray, b] become [a, b] (the pause the
- * plausible events show); a pause only before the first or after the last far time is dropped. */
-function bridgeGaps(gaps: Array<[number, number]>, far: TimeCluster[]): Array<[number, number]> {
-  const isFar = (t: number): boolean => overlapsAny(t, t + 1, far);
-  const out: Array<[number, number]> = [];
-  let open: number | null = null; // a plausible time just before far ones
-  for (const [a, b] of [...gaps].sort((x, y) => x[0] - y[0])) {
-    const fa = isFar(a);
-    const fb = isFar(b);
-    if (!fa && !fb) out.push([a, b]);
-    else if (!fa && fb) open = a;
-    else if (fa && !fb && open !== null) {
-      out.push([open, b]);
-      open = null;
-    }
-  }
-  return out;
-}
 
 /** The join key between audit reads and etcd ranges: etcd keys carry the group only for custom resources. */
 export function resourceKeyOf(apiGroup: string, resource: string): string {
