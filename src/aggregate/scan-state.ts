@@ -5,26 +5,23 @@
  * here). */
 
 import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
-import { type ListQuery } from '../model/request-uri.js';
-import { VersionEvidenceCollector } from '../model/kube-version.js';
+import type { VersionEvidenceCollector } from '../model/kube-version.js';
 import { LineDecoder, newDecodeSegment, type DecodeSegment, type DecodeSink, type SkipListener } from '../decode/line-decoder.js';
-import { MAX_SET_PER_GROUP, ReadGroups, isWatchList } from './read-groups.js';
-import { TimeSeries } from './time-series.js';
-import { type EtcdReads, type EtcdRead } from './etcd-reads.js';
-import { EtcdLines } from './etcd-lines.js';
-import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, sketchAdd } from './plausible.js';
-import { fingerprintAddSecond } from './fingerprint.js';
-import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, OPEN_NONE, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_SRCIP, PAIR_WATCH_END, type EngineLine, type LineEngine, type Slot, type SlotTables } from '../decode/engine/engine.js';
-import { latencyAddBucket, latencyEdges2000 } from './latency.js';
-import { LookBack } from './look-back.js';
-import { RequestCounts } from './request-counts.js';
-import { InputTimes, isIdentityLease, leaseSign, restartSign, segmentTiming, timeOf, timeRun, type SegmentTimes } from './timing.js';
+import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, OPEN_NONE, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
 import { EMPTY_TAIL, idTailOf } from '../decode/id-keys.js';
 import { joinLogRecords } from '../decode/apiserver-log-reader.js';
-import { LogEvidence } from './log-evidence.js';
+import type { ReadGroups } from './read-groups.js';
+import type { EtcdReads, EtcdRead } from './etcd-reads.js';
+import type { LogEvidence } from './log-evidence.js';
+import { EtcdLines } from './etcd-lines.js';
+import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, sketchAdd } from './plausible.js';
+import { LookBack } from './look-back.js';
+import { RequestCounts } from './request-counts.js';
+import { SlotFold } from './slot-fold.js';
+import { InputTimes, isIdentityLease, leaseSign, restartSign, segmentTiming, timeOf, timeRun, type SegmentTimes } from './timing.js';
 import { newSpacingHistogram } from './gaps.js';
 import { type InputStats, addInputStats, newInputStats, touchTime } from './input-stats.js';
-import { bump, type ScanSink, NO_ID, NO_UA, type Counters, type TimeOptions, DEFAULT_TIME_OPTIONS, type TimeState, MAX_NAMED_APISERVERS, type ClientCounts, INPUT_REQUEST_BUCKETS, CLIENT_SERIES_MIN_MS, resourceKeyOf, type SegmentResult, type StateSnapshot, type SuspendedSegment, type EtcdSlowAgg } from './state-types.js';
+import { bump, type ScanSink, NO_ID, type Counters, type TimeOptions, DEFAULT_TIME_OPTIONS, type TimeState, MAX_NAMED_APISERVERS, type SegmentResult, type StateSnapshot, type SuspendedSegment, type EtcdSlowAgg } from './state-types.js';
 export * from './input-stats.js';
 export * from './state-types.js';
 
@@ -67,7 +64,6 @@ interface Segment extends SegmentTimes {
 function crossKey(id: string, e: AuditEvent): string {
   return e.evidence === undefined ? id : '\u0001' + id;
 }
-
 
 export class ScanState {
   readonly inputs: InputStats[] = [];
@@ -135,6 +131,7 @@ export class ScanState {
     this.etcdSlow = this.etcdLines.slow;
     this.etcdThresholds = this.etcdLines.thresholds;
     this.times = new InputTimes(this.time, this.counters, timeOptions.gapMs);
+    this.slots = new SlotFold(c, timeOptions);
   }
 
   /** Sends every counted request and finished etcd read to `sink` as well (single-threaded scans only). */
@@ -160,8 +157,8 @@ export class ScanState {
    * on the thread count. */
   beginSegment(inputIndex: number, name: string, key = `m${this.segmentsBegun++}`, beforeMs: number | null = null): InputStats {
     // counts held across segments belong to the input they were read from
-    if (this.slotsInput !== inputIndex) this.foldSlots();
-    this.slotsInput = inputIndex;
+    if (this.slots.input !== inputIndex) this.foldSlots();
+    this.slots.input = inputIndex;
     const input = newInputStats(name);
     const dedupEngine = this.engine !== null && process.env.AUDIT_SCAN_DEDUP !== 'js' ? this.engine : null;
     this.segment = {
@@ -444,7 +441,6 @@ export class ScanState {
   }
   private lastImplausible = '';
 
-
   /** The compiled line engine this state's lines are read with, or null (src/decode/engine/engine.ts). */
   engine: LineEngine | null = null;
 
@@ -465,7 +461,7 @@ export class ScanState {
     const now = this.timeOptions.nowMs;
     // The aggregator counts what it can; an event it cannot, or one whose times are missing or cannot be real, or
     // one of an apiserver identity lease (a restart sign), goes through addAuditEvent() as the JavaScript path's do.
-    if (!this.slotsUsable(eng) || rec === null || st === null || implausibleAtIngest(rec, now) !== null || implausibleAtIngest(st, now) !== null || (eng.field('RESOURCE') === eng.ids.leases && eng.field('NS') === eng.ids['kube-system'])) {
+    if (!this.slots.usable(eng, this.foldSlotsNow) || rec === null || st === null || implausibleAtIngest(rec, now) !== null || implausibleAtIngest(st, now) !== null || (eng.field('RESOURCE') === eng.ids.leases && eng.field('NS') === eng.ids['kube-system'])) {
       const e = eng.event();
       if (l.missingId) e.auditID = this.syntheticId();
       this.addAuditEvent(e);
@@ -537,7 +533,7 @@ export class ScanState {
   engineFast(i: number, n: number): number {
     const eng = this.engine!;
     const g = this.cur();
-    if (g.dedupEngine !== eng || !this.slotsUsable(eng)) return i;
+    if (g.dedupEngine !== eng || !this.slots.usable(eng, this.foldSlotsNow)) return i;
     // the earlier stages it may hold: never so many that holdOpen() would evict one (that counts a request)
     const room = MAX_PENDING - g.pending.size;
     // the apiserver log's httplog lines too, when no line may complete what the host holds (a trace waiting, an
@@ -592,26 +588,9 @@ export class ScanState {
     return lines;
   }
 
-  /** Whether this state's engine lines can be counted by the compiled aggregator: not when each request must be
-   * seen on its own (a store's sink, a filter, copies of logs left out), nor when the clients'
-   * series are not a multiple of the buckets. Sets the aggregator up on first use. */
-  private slotsUsable(eng: LineEngine): boolean {
-    if (this.slotsOk === null) {
-      const b = this.timeOptions.bucketMs;
-      const clientMs = Math.max(CLIENT_SERIES_MIN_MS, b);
-      this.slotsOk = !this.counts.seenOneByOne && clientMs % b === 0 && process.env.AUDIT_SCAN_SLOTS !== '0';
-      if (this.slotsOk) {
-        const edges = slotLatencyEdges();
-        eng.enableSlots(b, clientMs, edges, this.timeOptions.fingerprint === true);
-      }
-    }
-    if (this.slotsOk) eng.onSlotsFull = this.foldSlotsNow;
-    return this.slotsOk;
-  }
-  private slotsOk: boolean | null = null;
+  /** the compiled aggregator's counts, folded into `counts` (slot-fold.ts) */
+  private readonly slots: SlotFold;
   private readonly foldSlotsNow = (): void => this.foldSlots();
-  /** The input of the counts the aggregator holds (those of the segments read since the last fold). */
-  private slotsInput: number | null = null;
   /** A scan lane's state (a worker's, the main thread's lane): the aggregator's counts stay in it from segment to
    * segment of an input, folded when its tables fill, when a segment of another input begins, and for snapshot().
    * A gzip or stdin stream was cut into a segment every 8 MB (now a run of 16 such chunks), and folding each one's
@@ -619,109 +598,13 @@ export class ScanState {
    * for the scan's own state, whose aggregates the report reads once its inputs end. */
   foldLate = false;
 
-  /** Folds what the compiled aggregator counted into this state's aggregates, per slot in the order the slots were
-   * made (the order of their first requests), and empties it. Called when a segment ends or is suspended, and when
-   * the aggregator's tables fill. */
+  /** Folds what the compiled aggregator counted into this state's aggregates (slot-fold.ts), and empties it. Called
+   * when a segment ends or is suspended, when the aggregator's tables fill, and for snapshot(). */
   private foldSlots(): void {
     const eng = this.engine;
     if (eng === null || !eng.slotsPending) return;
-    const input = this.segment?.inputIndex ?? this.slotsInput!;
-    const { slots, clients, pairs } = eng.drainSlots();
-    // One loop a method (as drainSlots): V8 optimizes a hot loop on its own, and a later loop of one big function,
-    // not run yet when the first was optimized, deoptimized it when reached: the function, with all it inlines,
-    // was compiled 6 times in a 1 GB gzip scan, 190 ms of compiling on 2 cores.
-    this.foldSlotRows(slots, pairs, input, pairsBySlot(pairs));
-    const entries = clients.map(([ua, user]) => this.counts.clientEntry(ua, user, input));
-    this.foldPairs(pairs, entries, input);
-  }
-
-  /** The slots' requests, reads and their buckets (`bySlot`: the indexes of each slot's read and latency pairs). */
-  private foldSlotRows(slots: Slot[], pairs: SlotTables['pairs'], input: number, bySlot: Map<number, number[]>): void {
-    const t = this.time;
-    const c = this.counters;
-    const b = this.timeOptions.bucketMs;
-    for (let si = 0; si < slots.length; si++) {
-      const s = slots[si]!;
-      const n = s.requests;
-      if (s.userAgent.length > 0 || s.username.length > 0) {
-        this.versions.add(s.username, s.userAgent, n);
-        const ua = s.userAgent.length > 0 ? s.userAgent : NO_UA + s.username;
-        if (this.userAgents.size < 100_000 || this.userAgents.has(ua)) bump(this.userAgents, ua, n);
-      }
-      c.requests += n;
-      bump(c.byVerb, s.verb, n);
-      let node: string | null = s.nodeName;
-      if (node === null && s.username.startsWith('system:node:')) node = s.username.slice(12);
-      if ((s.bits & MARK_READ) === 0) {
-        if (node !== null) this.clusterNodes.add(node);
-        continue;
-      }
-      // countRead()
-      const q: ListQuery = {
-        fieldSelector: s.fieldSelector,
-        labelSelector: s.labelSelector,
-        resourceVersion: s.rvClass === 0 ? null : s.rvClass === 1 ? '0' : 'N',
-        resourceVersionMatch: s.resourceVersionMatch,
-        limit: s.limited ? 1 : 0,
-        continueToken: s.continueToken,
-        watch: s.watch,
-        sendInitialEvents: s.sendInitialEvents,
-      };
-      const sel = this.counts.selectorsOf((s.fieldSelectorId + 1) * 2 ** 21 + (s.labelSelectorId + 1), q);
-      if (node === null && sel.node !== null) node = sel.node;
-      if (node !== null) this.clusterNodes.add(node);
-      if (s.verb === 'list' && s.fullList >= 0 && (q.fieldSelector ?? '').trim() === '' && (q.labelSelector ?? '').trim() === '' && s.namespace === '' && !q.continueToken) {
-        const rk = resourceKeyOf(s.apiGroup, s.resource);
-        if ((this.fullListObjects.get(rk) ?? -1) < s.fullList) this.fullListObjects.set(rk, s.fullList);
-      }
-      const byResource = s.verb === 'list' || isWatchList(s.verb, q, s.code) ? this.counts.seriesIn(t.listsByResource as Map<string | number, TimeSeries>, resourceKeyOf(s.apiGroup, s.resource)) : null;
-      const { group, mark } = this.groups.addSlot(s, s.resource, s.apiGroup, s.namespace, q, sel, node, input);
-      for (const i of bySlot.get(si) ?? []) {
-        const count = pairs.count[i]!;
-        if (pairs.kind[i] === PAIR_LATENCY) {
-          latencyAddBucket(group.latency, pairs.key[i]!, count);
-          continue;
-        }
-        if (pairs.kind[i] === PAIR_SRCIP) {
-          // (only the number of addresses is reported: the order they were added in does not show)
-          const l = group.fromLog!;
-          if (l.sourceIPs.size < MAX_SET_PER_GROUP) l.sourceIPs.add(this.engine!.stringOf(pairs.key[i]!));
-          continue;
-        }
-        const at = pairs.key[i]! * b;
-        this.groups.seriesAdd(group, at, count);
-        mark?.add(at, count);
-        byResource?.add(at, count);
-      }
-    }
-  }
-
-  /** The shared series, the clients' (`entries`: by client id, in the order they came; the cap keeps the first
-   * MAX_CLIENT_INPUTS, as countClient does) and the copy fingerprint's seconds. */
-  private foldPairs(pairs: SlotTables['pairs'], entries: Array<ClientCounts | null>, input: number): void {
-    const t = this.time;
-    const b = this.timeOptions.bucketMs;
-    const clientMs = Math.max(CLIENT_SERIES_MIN_MS, b);
-    const inputStats = this.statsOf(input); // the copy fingerprint's
-    for (let i = 0; i < pairs.n; i++) {
-      const k = pairs.kind[i]!;
-      const count = pairs.count[i]!;
-      if (k === PAIR_ALL) {
-        const at = pairs.key[i]! * b;
-        t.all.add(at, count);
-        this.counts.seriesIn(t.inputRequests as Map<string | number, TimeSeries>, input, INPUT_REQUEST_BUCKETS).add(at, count);
-      } else if (k === PAIR_LISTS) this.counts.seriesIn(t.inputLists as Map<string | number, TimeSeries>, input).add(pairs.key[i]! * b, count);
-      else if (k === PAIR_WATCH_END) this.counts.seriesIn(t.inputWatchEnds as Map<string | number, TimeSeries>, input).add(pairs.key[i]! * b, count);
-      else if (k === PAIR_CLIENT || k === PAIR_CLIENT_LISTS) {
-        const e = entries[pairs.id[i]!]!;
-        if (e === null) t.clientInputsOverflow += k === PAIR_CLIENT ? count : 0;
-        else if (k === PAIR_CLIENT) e.all.add(pairs.key[i]! * clientMs, count);
-        else (e.lists ??= this.counts.clientSeries()).add(pairs.key[i]! * clientMs, count);
-      } else if (k === PAIR_FP_N || k === PAIR_FP_H1 || k === PAIR_FP_H2) {
-        // countRequest()'s fingerprintAdd(), for the requests counted here
-        if (inputStats !== undefined) fingerprintAddSecond(inputStats.fingerprint, pairs.key[i]!, k === PAIR_FP_N ? count : 0, k === PAIR_FP_H1 ? count : 0, k === PAIR_FP_H2 ? count : 0);
-      }
-    }
+    const input = this.segment?.inputIndex ?? this.slots.input!;
+    this.slots.fold(eng, input, this.statsOf(input));
   }
 
   /** Notes a line of an engine-read segment that the engine left to the JavaScript path. */
@@ -833,27 +716,6 @@ export class ScanState {
     this.counts.count(e, inputIndex, this.statsOf(inputIndex));
   }
 
-}
-
-/** The indexes of each slot's read and latency pairs, by slot. */
-function pairsBySlot(pairs: SlotTables['pairs']): Map<number, number[]> {
-  const bySlot = new Map<number, number[]>();
-  for (let i = 0; i < pairs.n; i++) {
-    const k = pairs.kind[i]!;
-    if (k !== PAIR_READ && k !== PAIR_LATENCY && k !== PAIR_SRCIP) continue;
-    const id = pairs.id[i]!;
-    let l = bySlot.get(id);
-    if (l === undefined) bySlot.set(id, (l = []));
-    l.push(i);
-  }
-  return bySlot;
-}
-
-/** The latency edges of the compiled aggregator (latency.ts latencyEdges2000), made once; a latency past the last
- * is counted through countRequest. */
-let slotEdges: Float64Array | null = null;
-function slotLatencyEdges(): Float64Array {
-  return (slotEdges ??= latencyEdges2000());
 }
 
 /** ScanState.admit's verdicts. */
