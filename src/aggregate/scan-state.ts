@@ -7,15 +7,14 @@
 import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
 import type { VersionEvidenceCollector } from '../model/kube-version.js';
 import { LineDecoder, newDecodeSegment, type DecodeSegment, type DecodeSink, type SkipListener } from '../decode/line-decoder.js';
-import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, OPEN_NONE, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
-import { EMPTY_TAIL, idTailOf } from '../decode/id-keys.js';
+import { OPEN_NONE, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
 import { joinLogRecords } from '../decode/apiserver-log-reader.js';
 import type { ReadGroups } from './read-groups.js';
 import type { EtcdReads, EtcdRead } from './etcd-reads.js';
 import type { LogEvidence } from './log-evidence.js';
 import { EtcdLines } from './etcd-lines.js';
 import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, sketchAdd } from './plausible.js';
-import { LookBack } from './look-back.js';
+import { admit, closeDedup, COUNT, CrossSegmentDedup, DROP, HEAD, HEAD_SLACK_MS, HOLD, holdOpen, MAX_PENDING, RECENT_TERMINALS, admitVerdict, type SegmentDedup } from './dedup.js';
 import { RequestCounts } from './request-counts.js';
 import { SlotFold } from './slot-fold.js';
 import { InputTimes, isIdentityLease, leaseSign, restartSign, segmentTiming, timeOf, timeRun, type SegmentTimes } from './timing.js';
@@ -25,44 +24,16 @@ import { bump, type ScanSink, NO_ID, type Counters, type TimeOptions, DEFAULT_TI
 export * from './input-stats.js';
 export * from './state-types.js';
 
-/** Most in-flight (non-final stage) requests remembered for dedup; past it the oldest is counted as is. */
-const MAX_PENDING = 250_000;
-/** Recent final-stage auditIDs remembered to drop duplicated lines and late earlier stages. */
-const RECENT_TERMINALS = 1 << 16;
-/** Final-stage events received within this long after a stream's first event may pair with an earlier file. */
-const HEAD_SLACK_MS = 1000;
-
 /** One consecutive piece of one input: a whole file, or one worker's byte range or chunk of it. Dedup state
  * is per segment; reconcile() joins segments in input order, so a split never changes a count. */
-interface Segment extends SegmentTimes {
+interface Segment extends SegmentTimes, SegmentDedup {
   inputIndex: number;
   /** unique in the whole scan, also across workers: the prefix of this segment's synthetic auditIDs */
   key: string;
   input: InputStats; // this segment's counts, added to the input's at reconcile()
-  /** the latest event time just before this segment in its input, when it is not the input's first */
-  beforeMs: number | null;
   etcd: EtcdReads;
-  pending: Map<string, AuditEvent>;
-  /** the dedup by auditID: in the engine's module when it has one (decode/engine/assembly/dedup.ts: the state
-   * `dedup` of `dedupEngine`; the module then mirrors which IDs `pending` holds), else recent, recentRing and
-   * recentPos */
-  dedupEngine: LineEngine | null;
-  dedup: number;
-  recent: Set<string>;
-  recentRing: string[];
-  recentPos: number;
-  /** final events of requests received before this segment began (plus slack), held for reconcile(): one may
-   * be a copy of a final event near the previous segment's end, which only reconcile() can see */
-  head: Map<string, AuditEvent>;
   /** the decoder's state between this segment's lines (a split line's parts, a CSV export's column) */
   decode: DecodeSegment;
-}
-
-/** The key of a request's ID across segments and inputs: the apiserver log's records of a request apart from the
- * audit log's events of it (the same audit-ID, another source: beside an audit log they are its evidence, never a
- * copy of it, nor it of them). */
-function crossKey(id: string, e: AuditEvent): string {
-  return e.evidence === undefined ? id : '\u0001' + id;
 }
 
 export class ScanState {
@@ -94,19 +65,16 @@ export class ScanState {
   private segmentsBegun = 0;
   private syntheticIds = 0;
   private readonly syntheticId = (): string => `${NO_ID}${this.cur().key}.${++this.syntheticIds})`;
-  /** reconcile(): requests still open after the segments so far */
-  private readonly leftovers = new Map<string, AuditEvent>();
-  /** each leftover's input, so that it is counted in that input's series */
-  private readonly leftoverInput = new Map<string, number>();
-  /** every segment's head set: a later segment's leftover may be completed by an earlier-read file */
-  private readonly heads = new Set<string>();
-  /** per input, the last RECENT_TERMINALS final-stage auditIDs reconciled (a ring, with counts because an ID may
-   * stand in it twice), so that a segment's dedup looks back across its start as one thread's does. Inputs are
-   * reconciled one after another, so only the current input's is kept, unless `interleaved` (follow mode reads
-   * every input at once). */
-  private readonly lookBacks = new Map<number, LookBack>();
+  /** the dedup across segments: requests left open, final events of a segment's head, each input's look-back */
+  private readonly across: CrossSegmentDedup;
+  private readonly countAt = (e: AuditEvent, input: number | undefined): void => this.countRequest(e, input);
   /** follow mode: segments of different inputs are reconciled in turn, so every input keeps its look-back */
-  interleaved = false;
+  get interleaved(): boolean {
+    return this.across.interleaved;
+  }
+  set interleaved(v: boolean) {
+    this.across.interleaved = v;
+  }
 
   constructor(
     /** kube-apiserver's --etcd-prefix, or null to infer it per key */
@@ -131,6 +99,7 @@ export class ScanState {
     this.etcdSlow = this.etcdLines.slow;
     this.etcdThresholds = this.etcdLines.thresholds;
     this.times = new InputTimes(this.time, this.counters, timeOptions.gapMs);
+    this.across = new CrossSegmentDedup(this.counters);
     this.slots = new SlotFold(c, timeOptions);
   }
 
@@ -209,18 +178,7 @@ export class ScanState {
     for (const e of g.pending.values()) delete e.selectorKey;
     const edges = this.etcdLines.endSegment(g.etcd);
     this.segment = null;
-    let tail = EMPTY_TAIL;
-    if (g.dedupEngine !== null) {
-      if (withTail) tail = g.dedupEngine.dedupTail(g.dedup);
-      g.dedupEngine.dedupClose(g.dedup);
-    } else if (withTail) {
-      const ids: string[] = [];
-      for (let i = 0; i < RECENT_TERMINALS; i++) {
-        const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
-        if (id !== undefined) ids.push(id);
-      }
-      tail = idTailOf(ids);
-    }
+    const tail = closeDedup(g, withTail);
     return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: segmentTiming(g) };
   }
 
@@ -228,45 +186,9 @@ export class ScanState {
   reconcile(r: SegmentResult): void {
     const inp = this.inputs[r.inputIndex]!;
     addInputStats(inp, r.input);
-    // the segment's IDs that a previous segment of the input holds at its end (one pass over the look-back)
-    const prior = this.lookBackOf(r.inputIndex);
-    const before = prior.findAll([...r.head.keys(), ...r.leftovers.keys()]);
-    for (const [id, e] of r.head) {
-      const key = crossKey(id, e);
-      const open = this.leftovers.get(key);
-      if (open !== undefined) {
-        this.leftovers.delete(key);
-        this.leftoverInput.delete(key);
-        if (open.evidence !== undefined && e.evidence !== undefined) joinLogRecords(e, open);
-      }
-      if (this.heads.size < MAX_PENDING) this.heads.add(key);
-      // A copy of a final event the input's previous segment already counted (one thread's ring would see it).
-      if (before.has(id)) {
-        inp.duplicateEvents++;
-        continue;
-      }
-      this.countRequest(e, r.inputIndex);
-    }
-    for (const [id, e] of r.leftovers) {
-      // Also drop an earlier stage logged after its final one across the cut, as one thread does.
-      const key = crossKey(id, e);
-      if (this.leftovers.has(key) || this.heads.has(key) || before.has(id)) continue;
-      this.leftoverInput.set(key, r.inputIndex);
-      this.holdOpen(this.leftovers, key, e);
-    }
-    prior.push(r.tail);
+    this.across.reconcile(r, inp, this.countAt);
     this.etcdLines.reconcile(r.inputIndex, r.etcdEdges);
     this.times.reconcile(r.inputIndex, r.timing);
-  }
-
-  private lookBackOf(inputIndex: number): LookBack {
-    let lb = this.lookBacks.get(inputIndex);
-    if (lb === undefined) {
-      if (!this.interleaved) this.lookBacks.clear();
-      lb = new LookBack(RECENT_TERMINALS);
-      this.lookBacks.set(inputIndex, lb);
-    }
-    return lb;
   }
 
   /** Follow mode: takes the current segment out, so that another input's can be begun or resumed; resumeSegment()
@@ -320,10 +242,7 @@ export class ScanState {
    * (cut logs, long watches) unless a later segment completed them. */
   finishPending(): void {
     this.etcdLines.finish();
-    for (const [id, e] of this.leftovers) this.countRequest(e, this.leftoverInput.get(id));
-    this.leftovers.clear();
-    this.leftoverInput.clear();
-    this.heads.clear();
+    this.across.finish(this.countAt);
     this.times.excludeFarTimes(this.inputs, this.groups);
   }
 
@@ -423,14 +342,6 @@ export class ScanState {
     this.decoder.skipDocumentTail(where, reason);
   }
 
-  private rememberTerminal(g: Segment, id: string): void {
-    const old = g.recentRing[g.recentPos];
-    if (old !== undefined) g.recent.delete(old);
-    g.recentRing[g.recentPos] = id;
-    g.recentPos = (g.recentPos + 1) % RECENT_TERMINALS;
-    g.recent.add(id);
-  }
-
   /** Leaves a time that cannot be real out of the time analysis (the fixed rule; see plausible.ts), counting it. */
   private plausibleOrNull(inp: InputStats, t: number | null): number | null {
     if (t === null) return null;
@@ -474,14 +385,14 @@ export class ScanState {
     const synthetic = l.missingId ? this.syntheticId() : null;
     const terminal = eng.stage() >= 2;
     // (admitFast stopped here after the module's dedup: its verdict stands)
-    const v = l.verdict >= 0 ? this.verdict(g, l.verdict, terminal, rec, null) : synthetic === null && g.dedupEngine === eng ? this.verdict(g, eng.dedupLine(g.dedup, terminal), terminal, rec, null) : this.admit(g, synthetic ?? eng.auditID(), terminal, rec);
+    const v = l.verdict >= 0 ? admitVerdict(g, l.verdict, terminal, rec, null) : synthetic === null && g.dedupEngine === eng ? admitVerdict(g, eng.dedupLine(g.dedup, terminal), terminal, rec, null) : admit(g, synthetic ?? eng.auditID(), terminal, rec);
     if (v === COUNT) this.countEngine(eng, synthetic);
     else if (v === HEAD) {
       const id = synthetic ?? eng.auditID();
       g.head.set(id, this.engineEvent(eng, id));
     } else if (v === HOLD) {
       const id = synthetic ?? eng.auditID();
-      this.holdOpen(g.pending, id, this.engineEvent(eng, id), g);
+      this.holdOpen(g, id, this.engineEvent(eng, id));
     }
   }
 
@@ -547,7 +458,7 @@ export class ScanState {
     g.input.auditEvents += k - (logOk ? this.logRun(eng, i, j) : 0);
     g.input.duplicateEvents += eng.fastDups();
     // the open requests, in line order as addEngineLine changes them: an earlier stage held (HOLD), a final event
-    // that completed a held one (verdict() drops it)
+    // that completed a held one (admitVerdict() drops it)
     const opens = eng.fastOpens();
     for (let o = 0; o < opens; o++) {
       const r = eng.fastOpenAt(o);
@@ -555,7 +466,7 @@ export class ScanState {
       if (r >= 0) g.pending.delete(eng.auditIDAt(r));
       else {
         const id = eng.auditIDAt(~r);
-        this.holdOpen(g.pending, id, eng.eventAt(~r, id), g);
+        this.holdOpen(g, id, eng.eventAt(~r, id));
       }
     }
     timeRun(g, eng, i, j, this.timeOptions.gapMs);
@@ -641,70 +552,19 @@ export class ScanState {
     // record of the segment before goes by when it was written, not by when the request began, or every watch of
     // a segment, begun minutes before, would be held for the segment before)
     const at = e.evidence === undefined ? e.receivedMs : (e.stageMs ?? e.receivedMs);
-    const v = verdict >= 0 ? this.verdict(g, verdict, terminal, at, id) : this.admit(g, id, terminal, at);
+    const v = verdict >= 0 ? admitVerdict(g, verdict, terminal, at, id) : admit(g, id, terminal, at);
     if (v === DROP) return;
     if (held?.evidence !== undefined) joinLogRecords(e, held);
     if (terminal && t !== null && isIdentityLease(e)) leaseSign(g, e, t);
     if (v === HEAD) g.head.set(id, e);
-    else if (v === HOLD) this.holdOpen(g.pending, id, e, g);
+    else if (v === HOLD) this.holdOpen(g, id, e);
     else this.countRequest(e);
   }
 
-  /** The segment's dedup of one event by auditID, for both paths (addAuditEvent, addEngineLine): DROP a copy of a
-   * final event or an earlier stage logged after it; COUNT a final event now; HEAD a final event received before
-   * the segment began (reconcile pairs it); HOLD an earlier stage until its final one comes. */
-  private admit(g: Segment, id: string, terminal: boolean, receivedMs: number | null): Admit {
-    if (g.dedupEngine !== null) return this.verdict(g, g.dedupEngine.dedupString(g.dedup, id, terminal), terminal, receivedMs, id);
-    if (terminal) {
-      if (g.recent.has(id)) {
-        g.input.duplicateEvents++;
-        return DROP;
-      }
-      this.rememberTerminal(g, id);
-      if (g.pending.size > 0) g.pending.delete(id);
-      return this.inHead(g, receivedMs) ? HEAD : COUNT;
-    }
-    if (g.recent.has(id)) return DROP; // an earlier stage logged after the final one
-    return HOLD;
-  }
-
-  /** admit() from the verdict of the engine's dedup (LineEngine DEDUP_*); `id`: the ID as a string, null for the
-   * engine's current line (read as a string only when an open request must be dropped). */
-  private verdict(g: Segment, v: number, terminal: boolean, receivedMs: number | null, id: string | null): Admit {
-    if (v === DEDUP_DROP) {
-      if (terminal) g.input.duplicateEvents++;
-      return DROP;
-    }
-    if (v === DEDUP_HOLD) return HOLD;
-    if (v === DEDUP_WAS_PENDING) g.pending.delete(id ?? g.dedupEngine!.auditID());
-    return this.inHead(g, receivedMs) ? HEAD : COUNT;
-  }
-
-  /** Whether a final event received at `receivedMs` belongs to the segment's head: a request received before the
-   * segment began (plus slack), whose earlier stage, or a copy of it, may be in the previous segment (or an
-   * earlier-read file): reconcile() pairs and counts it. "Began" is the later of the segment's first event and
-   * the latest event just before it: an old line (a replayed copy) at the start of a segment must not make the
-   * requests after it look new. */
-  private inHead(g: Segment, receivedMs: number | null): boolean {
-    const began = g.beforeMs === null ? g.startMs : g.startMs === null ? g.beforeMs : Math.max(g.startMs, g.beforeMs);
-    return receivedMs !== null && began !== null && receivedMs <= began + HEAD_SLACK_MS && g.head.size < MAX_PENDING;
-  }
-
-  /** Holds an open request in `open` (a segment's pending, `g`, or the scan's leftovers), the later of two earlier
-   * stages of one request (RequestReceived then ResponseStarted) in the place of the later; past MAX_PENDING the
-   * oldest (first inserted) is evicted and counted as it is. */
-  private holdOpen(open: Map<string, AuditEvent>, id: string, e: AuditEvent, g: Segment | null = null): void {
-    open.delete(id);
-    open.set(id, e);
-    if (open.size > MAX_PENDING) {
-      const [oldId, oldEvent] = open.entries().next().value as [string, AuditEvent];
-      open.delete(oldId);
-      if (g !== null && g.dedupEngine !== null) g.dedupEngine.dedupForget(g.dedup, oldId);
-      this.counters.pendingEvicted++;
-      const input = open === this.leftovers ? this.leftoverInput.get(oldId) : undefined;
-      if (input !== undefined) this.leftoverInput.delete(oldId);
-      this.countRequest(oldEvent, input);
-    }
+  /** Holds an open request of segment `g` (holdOpen); one evicted past MAX_PENDING is counted as it is. */
+  private holdOpen(g: Segment, id: string, e: AuditEvent): void {
+    const old = holdOpen(g.pending, id, e, g, this.counters);
+    if (old !== null) this.countRequest(old[1]);
   }
 
   /** The stats of input `idx`: the current segment's (a worker's share) or the input's own (reconcile). */
@@ -715,12 +575,4 @@ export class ScanState {
   private countRequest(e: AuditEvent, inputIndex = this.segment?.inputIndex ?? -1): void {
     this.counts.count(e, inputIndex, this.statsOf(inputIndex));
   }
-
 }
-
-/** ScanState.admit's verdicts. */
-const DROP = 0;
-const COUNT = 1;
-const HEAD = 2;
-const HOLD = 3;
-type Admit = typeof DROP | typeof COUNT | typeof HEAD | typeof HOLD;
