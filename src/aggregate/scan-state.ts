@@ -1,8 +1,10 @@
-/*! One job: ScanState, the counting: everything a scan accumulates, fed one line or one JSON value at a time. It
- * owns per-input counts, auditID dedup across stages and files, the read groups and the etcd aggregates. Per-line
- * work touches only this state, so a worker can own one ScanState per byte range and merge() them at the end. The
- * shapes it hands out and takes back are in state-types.ts, an input's counts in input-stats.ts (both re-exported
- * here). */
+/*! One job: ScanState, a scan's state and the coordinator of its counting. Fed one line or one JSON value at a
+ * time, it keeps the current segment and hands what a line carries on: to the decoder (decode/line-decoder.ts), the
+ * segment's dedup (dedup.ts) and timing (timing.ts), the counts of admitted requests (request-counts.ts) and of the
+ * compiled aggregator (slot-fold.ts), and etcd's lines (etcd-lines.ts); reconcile() joins segments in input order.
+ * Per-line work touches only this state, so a worker can own one ScanState per byte range and merge them at the
+ * end. The shapes it hands out and takes back are in state-types.ts, an input's counts in input-stats.ts (both
+ * re-exported here). */
 
 import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
 import type { VersionEvidenceCollector } from '../model/kube-version.js';
@@ -68,13 +70,6 @@ export class ScanState {
   /** the dedup across segments: requests left open, final events of a segment's head, each input's look-back */
   private readonly across: CrossSegmentDedup;
   private readonly countAt = (e: AuditEvent, input: number | undefined): void => this.countRequest(e, input);
-  /** follow mode: segments of different inputs are reconciled in turn, so every input keeps its look-back */
-  get interleaved(): boolean {
-    return this.across.interleaved;
-  }
-  set interleaved(v: boolean) {
-    this.across.interleaved = v;
-  }
 
   constructor(
     /** kube-apiserver's --etcd-prefix, or null to infer it per key */
@@ -112,6 +107,14 @@ export class ScanState {
   /** Adds a finished etcd read directly (scan --db reads them back from the store). */
   addEtcdRead(r: EtcdRead): void {
     this.etcd.emit(r);
+  }
+
+  /** follow mode: segments of different inputs are reconciled in turn, so every input keeps its look-back */
+  get interleaved(): boolean {
+    return this.across.interleaved;
+  }
+  set interleaved(v: boolean) {
+    this.across.interleaved = v;
   }
 
   /** Registers an input; returns its index (for segments read elsewhere, e.g. by workers). */
@@ -357,7 +360,7 @@ export class ScanState {
 
   /** Accounts one physical line the engine read as an audit event (during LineEngine.readLines' callback): the
    * same counts as addLine() gives it. The request is counted by the compiled aggregator when it can be (see
-   * slotsUsable), else as an AuditEvent. */
+   * SlotFold.usable), else as an AuditEvent. */
   addEngineLine(l: EngineLine): void {
     if (l.log) {
       this.addEngineLogLine(l);

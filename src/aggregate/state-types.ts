@@ -1,6 +1,6 @@
 /*! One job: the shapes ScanState hands out and takes back (segments, snapshots, the time state, options) and the
- * keys its maps use (an apiserver named inside an input, a client on an input): what workers, parts and the
- * analysis read, apart from the counting in scan-state.ts. */
+ * keys its maps use (an apiserver named inside an input, a client on an input, a resource's join key with etcd):
+ * what workers, parts and the analysis read, apart from the counting in scan-state.ts and the aggregates beside it. */
 
 import { type AuditEvent } from '../model/audit-event.js';
 import { type ListQuery } from '../model/request-uri.js';
