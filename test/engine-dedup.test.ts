@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DEDUP_DROP, DEDUP_HOLD, DEDUP_NEW, DEDUP_WAS_PENDING, LineEngine, loadEngine } from '../src/decode/engine/engine.js';
 import { auditLine, spawnCli } from './support.js';
 import { ScanState } from '../src/aggregate/scan-state.js';
-import { newSegmentFeeder } from '../src/scan/segment.js';
+import { newSegmentFeeder } from '../src/segment/feed.js';
 import { fingerprintHash } from '../src/aggregate/fingerprint.js';
 import { mulberry32 } from '../fixtures/prng.mjs';
 import { keyHash, tailIds } from '../src/decode/id-keys.js';

@@ -248,7 +248,7 @@ function wholeFileGuard(text: string): string | null {
     }
     if (!parses && /[{[,:]$/.test(first)) return 'a JSON document (its first line opens JSON and does not close it)';
   }
-  // A CloudWatch Logs Insights CSV export (CLI: scan/scan.ts sniffCsv): its header names @message.
+  // A CloudWatch Logs Insights CSV export (CLI: segment/source.ts sniffCsv): its header names @message.
   const nl = text.indexOf('\n');
   if ((nl < 0 ? text : text.slice(0, nl)).includes('@message')) return 'a CSV export';
   return null;

@@ -402,7 +402,7 @@ export class ScanState {
   /** Whether the engine's record of an httplog line may stand for the line now: not while the apiserver log's
    * reader holds what the line may complete (a trace block, a trace or timeout waiting for its httplog line, a
    * value of several lines, a wrapped line's first part), nor inside a CSV export or a runtime's split line. Else
-   * segment.ts gives the line to the JavaScript path. */
+   * segment/feed.ts gives the line to the JavaScript path. */
   takesLogLine(): boolean {
     return this.decoder.engineMayTake();
   }
