@@ -1,5 +1,5 @@
 // The auditID dedup in the engine's module (src/decode/engine/assembly/dedup.ts) against a model of the rule
-// ScanState.admit() keeps in JavaScript: a Set and a ring of the last final-stage IDs, and the open requests.
+// admit() keeps in JavaScript (aggregate/dedup.ts): a Set and a ring of the last final-stage IDs, the open requests.
 // Small rings (so that IDs fall out of them all the time), several states at once, IDs of every kind of string,
 // and at the end nothing left held. A scan past the real ring (65,536 IDs) checks the same with figures worked by
 // hand.
@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { DEDUP_DROP, DEDUP_HOLD, DEDUP_NEW, DEDUP_WAS_PENDING, LineEngine, loadEngine } from '../src/decode/engine/engine.js';
 import { auditLine, spawnCli } from './support.js';
 import { ScanState } from '../src/aggregate/scan-state.js';
-import { newSegmentFeeder } from '../src/scan/segment.js';
+import { newSegmentFeeder } from '../src/segment/feed.js';
 import { fingerprintHash } from '../src/aggregate/fingerprint.js';
 import { mulberry32 } from '../fixtures/prng.mjs';
 import { keyHash, tailIds } from '../src/decode/id-keys.js';
 
-/** The rule, as ScanState.admit() has it (scan-state.ts), for one segment. */
+/** The rule, as admit() has it (aggregate/dedup.ts), for one segment. */
 class Model {
   recent = new Set<string>();
   ring: string[] = [];

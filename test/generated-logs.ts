@@ -381,7 +381,7 @@ export function aggregatorEdges(seed: number): Buffer {
   ev({ uri: '/api/v1/nodes/n7', verb: 'get', ua: 'kubelet/v1.30.0 (linux/amd64) kubernetes/abc', user: 'system:node:n7', ref: { resource: 'nodes', name: 'n7', apiVersion: 'v1' }, at: t0 + 300_100, lat: 1 });
   ev({ uri: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/apiserver-abc', verb: 'create', ua: 'kube-apiserver/v1.30.0 (linux/amd64) kubernetes/abc', user: 'system:apiserver', ref: { resource: 'leases', namespace: 'kube-system', name: 'apiserver-abc', apiGroup: 'coordination.k8s.io', apiVersion: 'v1' }, code: 201, at: t0 + 300_200, lat: 2 });
   ev({ uri: '/healthz', verb: 'get', ua: 'probe/1', at: t0 + 300_300, lat: 0.5 });
-  // the timing of a run of admitted lines (ScanState.timeRun): 5,000 gets a minute and 10 s apart, over four days,
+  // the timing of a run of admitted lines (timeRun, aggregate/timing.ts): 5,000 gets a minute and 10 s apart, over four days,
   // so the time sketch's minute buckets pass its 4,096 and coarsen in the middle of a run, now and then two in one
   // minute (a bucket taken twice in a row), pauses of 5 s and more (gaps, at the segment's first events and after)
   let at = t0 + 400_000;

@@ -1,7 +1,8 @@
 // The layout tells the data flow (issue 26): input/ → decode/ → aggregate/ → analyze/ → render/ → store/ →
-// scan/ and parallel/ → cli/, with model/ beneath them all. A module imports only from its own folder or from a
-// folder below it, and no modules import each other in a circle (type-only imports included: a circle of types
-// is still two modules that cannot be understood apart).
+// segment/ → parallel/ → scan/ → cli/, with model/ beneath them all. A module imports only from its own folder or
+// from a folder below it, and no modules import each other in a circle (type-only imports included: a circle of
+// types is still two modules that cannot be understood apart). scan/ drives the pool of parallel/; both read
+// segments through segment/ (one segment's bytes: where to cut, how to feed a ScanState).
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -16,9 +17,10 @@ export const LAYERS: Record<string, number> = {
   analyze: 4,
   render: 5,
   store: 6,
-  scan: 7,
-  parallel: 7,
-  cli: 8,
+  segment: 7,
+  parallel: 8,
+  scan: 9,
+  cli: 10,
 };
 
 const SRC = join(ROOT, 'src');

@@ -248,7 +248,7 @@ function wholeFileGuard(text: string): string | null {
     }
     if (!parses && /[{[,:]$/.test(first)) return 'a JSON document (its first line opens JSON and does not close it)';
   }
-  // A CloudWatch Logs Insights CSV export (CLI: scan/scan.ts sniffCsv): its header names @message.
+  // A CloudWatch Logs Insights CSV export (CLI: segment/source.ts sniffCsv): its header names @message.
   const nl = text.indexOf('\n');
   if ((nl < 0 ? text : text.slice(0, nl)).includes('@message')) return 'a CSV export';
   return null;
@@ -259,7 +259,7 @@ function wholeFileGuard(text: string): string | null {
 
 /**
  * The requests of one input, in the order they become final, with the event whose fields count for each. Rules
- * (CLI: aggregate/scan-state.ts addAuditEvent, holdOpen, reconcile, finishPending):
+ * (CLI: aggregate/scan-state.ts addAuditEvent, reconcile, finishPending; aggregate/dedup.ts admit, holdOpen):
  * 1. A final stage (ResponseComplete or Panic) counts the request with that event's fields, the first time its
  *    auditID shows a final stage. A later final line of the same auditID is a copy: skipped, and counted in
  *    inputs[].duplicateEvents.
@@ -471,7 +471,7 @@ interface Read {
 }
 
 /**
- * Where one request goes (CLI: aggregate/scan-state.ts countRequest, countRead; aggregate/read-groups.ts
+ * Where one request goes (CLI: aggregate/request-counts.ts count, countRead; aggregate/read-groups.ts
  * ReadGroups.add, isWatchList):
  * - Only list, get and watch of a resource are reads; the other verbs count in totals.requests and the user agents.
  * - The resource is objectRef's (resource, apiGroup, namespace) when objectRef names a resource, and then a

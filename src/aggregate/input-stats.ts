@@ -45,6 +45,12 @@ export function holdsLogRequests(i: InputStats): boolean {
   return al !== undefined && al.httplog + al.httplogLegacy + al.requestTraces + al.timeouts > 0;
 }
 
+/** Widens an input's span of event times to take `t`. */
+export function touchTime(inp: InputStats, t: number): void {
+  if (inp.firstMs === null || t < inp.firstMs) inp.firstMs = t;
+  if (inp.lastMs === null || t > inp.lastMs) inp.lastMs = t;
+}
+
 /** Adds segment counts `b` into input counts `a`. */
 export function addInputStats(a: InputStats, b: InputStats): void {
   a.lines += b.lines;

@@ -1,140 +1,75 @@
-/*! One job: ScanState, the counting: everything a scan accumulates, fed one line or one JSON value at a time. It
- * owns per-input counts, auditID dedup across stages and files, the read groups and the etcd aggregates. Per-line
- * work touches only this state, so a worker can own one ScanState per byte range and merge() them at the end. The
- * shapes it hands out and takes back are in state-types.ts, an input's counts in input-stats.ts (both re-exported
- * here). */
+/*! One job: ScanState, a scan's state and the coordinator of its counting. Fed one line or one JSON value at a
+ * time, it keeps the current segment and hands what a line carries on: to the decoder (decode/line-decoder.ts), the
+ * segment's dedup (dedup.ts) and timing (timing.ts), the counts of admitted requests (request-counts.ts) and of the
+ * compiled aggregator (slot-fold.ts), and etcd's lines (etcd-lines.ts); reconcile() joins segments in input order.
+ * Per-line work touches only this state, so a worker can own one ScanState per byte range and merge them at the
+ * end. The shapes it hands out and takes back are in state-types.ts, an input's counts in input-stats.ts (both
+ * re-exported here). */
 
 import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
-import { parseRequestQuery, parseRequestUri, type ListQuery } from '../model/request-uri.js';
-import { describeSelectors, type SelectorInfo } from '../model/selector.js';
-import { VersionEvidenceCollector } from '../model/kube-version.js';
-import { describeEtcdKey } from '../model/etcd-key.js';
-import type { EtcdEntry } from '../decode/etcd-line.js';
+import type { VersionEvidenceCollector } from '../model/kube-version.js';
 import { LineDecoder, newDecodeSegment, type DecodeSegment, type DecodeSink, type SkipListener } from '../decode/line-decoder.js';
-import { MAX_SET_PER_GROUP, ReadGroups, isWatchList } from './read-groups.js';
-import { TimeSeries, reviveSeries } from './time-series.js';
-import { compileFilter, type FilterSpec } from './filters.js';
-import { EtcdReads, type EtcdRead } from './etcd-reads.js';
-import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, overlapsAny, sketchAdd, splitFar, type TimeCluster } from './plausible.js';
-import { fingerprintAdd, fingerprintAddSecond } from './fingerprint.js';
-import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, MARK_READ, OPEN_NONE, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_SRCIP, PAIR_WATCH_END, type EngineLine, type LineEngine, type Slot, type SlotTables } from '../decode/engine/engine.js';
-import { latencyAddBucket, latencyEdges2000 } from './latency.js';
-import { LookBack } from './look-back.js';
-import { EMPTY_TAIL, idTailOf } from '../decode/id-keys.js';
+import { OPEN_NONE, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
 import { joinLogRecords } from '../decode/apiserver-log-reader.js';
-import { LogEvidence } from './log-evidence.js';
-import { addSpacing, candidateMinMs, keepLongest, mergeSpacing, newSpacingHistogram, pushGap, spacingBin, type SpacingHistogram } from './gaps.js';
-import { type InputStats, addInputStats, newInputStats } from './input-stats.js';
-import { type ScanSink, NO_ID, NO_UA, type Counters, type StreamTiming, HEAD_TIMES, type LeaseHolders, type TimeOptions, DEFAULT_TIME_OPTIONS, type TimeState, MAX_NAMED_APISERVERS, streamKey, parseStreamKey, type ClientCounts, INPUT_REQUEST_BUCKETS, MAX_CLIENT_INPUTS, CLIENT_SERIES_BUCKETS, CLIENT_SERIES_MIN_MS, clientInputKey, type SegmentResult, type StateSnapshot, type SuspendedSegment, type EtcdSlowAgg } from './state-types.js';
+import type { ReadGroups } from './read-groups.js';
+import type { EtcdReads, EtcdRead } from './etcd-reads.js';
+import type { LogEvidence } from './log-evidence.js';
+import { EtcdLines } from './etcd-lines.js';
+import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, sketchAdd } from './plausible.js';
+import { admit, closeDedup, COUNT, CrossSegmentDedup, DROP, HEAD, HEAD_SLACK_MS, HOLD, holdOpen, MAX_PENDING, RECENT_TERMINALS, admitVerdict, type SegmentDedup } from './dedup.js';
+import { RequestCounts } from './request-counts.js';
+import { SlotFold } from './slot-fold.js';
+import { InputTimes, isIdentityLease, leaseSign, restartSign, segmentTiming, timeOf, timeRun, type SegmentTimes } from './timing.js';
+import { newSpacingHistogram } from './gaps.js';
+import { type InputStats, addInputStats, newInputStats, touchTime } from './input-stats.js';
+import { bump, type ScanSink, NO_ID, type Counters, type TimeOptions, DEFAULT_TIME_OPTIONS, type TimeState, MAX_NAMED_APISERVERS, type SegmentResult, type StateSnapshot, type SuspendedSegment, type EtcdSlowAgg } from './state-types.js';
 export * from './input-stats.js';
 export * from './state-types.js';
 
-/** Most in-flight (non-final stage) requests remembered for dedup; past it the oldest is counted as is. */
-const MAX_PENDING = 250_000;
-/** Recent final-stage auditIDs remembered to drop duplicated lines and late earlier stages. */
-const RECENT_TERMINALS = 1 << 16;
-/** Final-stage events received within this long after a stream's first event may pair with an earlier file. */
-const HEAD_SLACK_MS = 1000;
-
 /** One consecutive piece of one input: a whole file, or one worker's byte range or chunk of it. Dedup state
  * is per segment; reconcile() joins segments in input order, so a split never changes a count. */
-interface Segment {
+interface Segment extends SegmentTimes, SegmentDedup {
   inputIndex: number;
   /** unique in the whole scan, also across workers: the prefix of this segment's synthetic auditIDs */
   key: string;
   input: InputStats; // this segment's counts, added to the input's at reconcile()
-  startMs: number | null;
-  /** the latest event time just before this segment in its input, when it is not the input's first */
-  beforeMs: number | null;
   etcd: EtcdReads;
-  pending: Map<string, AuditEvent>;
-  /** the dedup by auditID: in the engine's module when it has one (decode/engine/assembly/dedup.ts: the state
-   * `dedup` of `dedupEngine`; the module then mirrors which IDs `pending` holds), else recent, recentRing and
-   * recentPos */
-  dedupEngine: LineEngine | null;
-  dedup: number;
-  recent: Set<string>;
-  recentRing: string[];
-  recentPos: number;
-  /** final events of requests received before this segment began (plus slack), held for reconcile(): one may
-   * be a copy of a final event near the previous segment's end, which only reconcile() can see */
-  head: Map<string, AuditEvent>;
-  /** event times, for gaps in the input's stream */
-  firstT: number | null;
-  lastT: number | null;
-  gaps: Array<[number, number]>;
-  spacing: SpacingHistogram;
-  /** its first HEAD_TIMES event times: its spacing and gaps are measured from its own first event, and
-   * reconcile() measures these again from the latest time before the segment (replayHead) */
-  headTimes: number[];
-  /** the gaps measured at those first events, kept whole (see timeStep); and whether events past them came */
-  headGaps: Array<[number, number]>;
-  headDropped: boolean;
-  /** restart signs besides gaps: the apiserver identity lease created or taken over, [time, what] */
-  signs: Array<[number, string]>;
-  /** identity lease name → holders seen in this segment */
-  leases: Map<string, LeaseHolders>;
   /** the decoder's state between this segment's lines (a split line's parts, a CSV export's column) */
   decode: DecodeSegment;
-  /** apiserver a wrapper named → the times of its events, for gaps in its own stream (at most
-   * MAX_NAMED_APISERVERS; the records of others are counted in namedOverflow and left unnamed) */
-  streams: Map<string, StreamTiming>;
-  namedOverflow: number;
 }
-
-/** The key of a request's ID across segments and inputs: the apiserver log's records of a request apart from the
- * audit log's events of it (the same audit-ID, another source: beside an audit log they are its evidence, never a
- * copy of it, nor it of them). */
-function crossKey(id: string, e: AuditEvent): string {
-  return e.evidence === undefined ? id : '\u0001' + id;
-}
-
-const bump = (m: Map<string, number>, k: string, n = 1): void => {
-  m.set(k, (m.get(k) ?? 0) + n);
-};
-
 
 export class ScanState {
   readonly inputs: InputStats[] = [];
+  /** the counts of admitted requests (request-counts.ts): these fields are its aggregates */
+  private readonly counts: RequestCounts;
   readonly groups: ReadGroups;
-  readonly etcd: EtcdReads;
-  readonly versions = new VersionEvidenceCollector();
-  readonly etcdVersions = new Map<string, number>();
-  /** etcd being slow on its own, not for a read: slow writes, fdatasync, WAL syncs, late heartbeats (what → figures) */
-  readonly etcdSlow = new Map<string, EtcdSlowAgg>();
-  /** the slow-request thresholds etcd's lines state (ms → lines): 100 ms unless it was run with another */
-  readonly etcdThresholds = new Map<number, number>();
+  readonly versions: VersionEvidenceCollector;
   /** Every node name seen anywhere (kubelet users, node-name extras, selectors, node objects). */
-  readonly clusterNodes = new Set<string>();
+  readonly clusterNodes: Set<string>;
   /** resource key → most objects seen in one unfiltered, complete list response (RequestResponse level). */
-  readonly fullListObjects = new Map<string, number>();
-  readonly counters: Counters = { requests: 0, filteredOut: 0, etcdFilteredOut: 0, pendingEvicted: 0, timingInexact: 0, byVerb: new Map(), tokenRequests: 0 };
+  readonly fullListObjects: Map<string, number>;
+  readonly counters: Counters;
   /** time: every counted request, TokenRequests, lists per resource, and per input lists and watch ends */
   readonly time: TimeState;
-  readonly userAgents = new Map<string, number>();
+  readonly userAgents: Map<string, number>;
   /** the apiserver log's requests when they stand beside an audit log (timeOptions.logAsEvidence) */
-  readonly logEvidence = new LogEvidence();
+  readonly logEvidence: LogEvidence;
+  /** etcd's own lines (etcd-lines.ts): its reads, version, slow-request thresholds, slowness without a read */
+  private readonly etcdLines: EtcdLines;
+  readonly etcd: EtcdReads;
+  readonly etcdVersions: Map<string, number>;
+  readonly etcdSlow: Map<string, EtcdSlowAgg>;
+  readonly etcdThresholds: Map<number, number>;
+  /** the timing across segments: gaps, spacing, restart signs, far times (timing.ts) */
+  private readonly times: InputTimes;
 
   private segment: Segment | null = null;
   private segmentsBegun = 0;
   private syntheticIds = 0;
   private readonly syntheticId = (): string => `${NO_ID}${this.cur().key}.${++this.syntheticIds})`;
-  /** input index → windows (width, indexes) of requests to leave out: copies of an earlier input's */
-  private readonly skipCopies: Map<number, Array<[number, Set<number>]>> | null;
-  /** reconcile(): requests still open after the segments so far, and each input's last etcd tail */
-  private readonly leftovers = new Map<string, AuditEvent>();
-  /** each leftover's input, so that it is counted in that input's series */
-  private readonly leftoverInput = new Map<string, number>();
-  private readonly etcdTails = new Map<number, EtcdRead[]>();
-  /** every segment's head set: a later segment's leftover may be completed by an earlier-read file */
-  private readonly heads = new Set<string>();
-  /** per input, the last RECENT_TERMINALS final-stage auditIDs reconciled (a ring, with counts because an ID may
-   * stand in it twice), so that a segment's dedup looks back across its start as one thread's does. Inputs are
-   * reconciled one after another, so only the current input's is kept, unless `interleaved` (follow mode reads
-   * every input at once). */
-  private readonly lookBacks = new Map<number, LookBack>();
-  /** follow mode: segments of different inputs are reconciled in turn, so every input keeps its look-back */
-  interleaved = false;
+  /** the dedup across segments: requests left open, final events of a segment's head, each input's look-back */
+  private readonly across: CrossSegmentDedup;
+  private readonly countAt = (e: AuditEvent, input: number | undefined): void => this.countRequest(e, input);
 
   constructor(
     /** kube-apiserver's --etcd-prefix, or null to infer it per key */
@@ -144,60 +79,42 @@ export class ScanState {
     readonly timeOptions: TimeOptions = DEFAULT_TIME_OPTIONS,
   ) {
     this.decoder = new LineDecoder(this.decodeSink, timeOptions.nowMs, timeOptions.syslogYear ?? null, onSkip);
-    this.etcd = new EtcdReads(etcdPrefix);
-    this.groups = new ReadGroups(maxGroups, timeOptions.bucketMs);
-    this.skipCopies = timeOptions.skipCopies === undefined || timeOptions.skipCopies.length === 0 ? null : new Map(timeOptions.skipCopies.map(([i, ws]) => [i, ws.map(([w, idx]) => [w, new Set(idx)] as [number, Set<number>])]));
-    this.filter = compileFilter(timeOptions.filter);
-    const b = timeOptions.bucketMs;
-    this.time = {
-      all: new TimeSeries(b),
-      tokens: new TimeSeries(b),
-      tokenAccounts: new Map(),
-      tokenTtls: new Map(),
-      listsByResource: new Map(),
-      inputLists: new Map(),
-      inputWatchEnds: new Map(),
-      initRejects: new Map(),
-      inputGaps: new Map(),
-      inputSpacing: new Map(),
-      inputSigns: new Map(),
-      inputRequests: new Map(),
-      clientInputs: new Map(),
-      clientInputsOverflow: 0,
-      streamRequests: new Map(),
-      streamLists: new Map(),
-      streamWatchEnds: new Map(),
-      streamGaps: new Map(),
-      streamSpacing: new Map(),
-      streamSpan: new Map(),
-      streamOverflow: new Map(),
-    };
+    const c = (this.counts = new RequestCounts(maxGroups, timeOptions));
+    this.groups = c.groups;
+    this.versions = c.versions;
+    this.clusterNodes = c.clusterNodes;
+    this.fullListObjects = c.fullListObjects;
+    this.counters = c.counters;
+    this.time = c.time;
+    this.userAgents = c.userAgents;
+    this.logEvidence = c.logEvidence;
+    this.etcdLines = new EtcdLines(etcdPrefix, timeOptions, this.counters);
+    this.etcd = this.etcdLines.reads;
+    this.etcdVersions = this.etcdLines.versions;
+    this.etcdSlow = this.etcdLines.slow;
+    this.etcdThresholds = this.etcdLines.thresholds;
+    this.times = new InputTimes(this.time, this.counters, timeOptions.gapMs);
+    this.across = new CrossSegmentDedup(this.counters);
+    this.slots = new SlotFold(c, timeOptions);
   }
-
-  private readonly filter: ((e: AuditEvent) => boolean) | null;
-  private sink: ScanSink | null = null;
 
   /** Sends every counted request and finished etcd read to `sink` as well (single-threaded scans only). */
   setSink(sink: ScanSink): void {
-    this.sink = sink;
-    this.etcd.sink = (r) => sink.etcdRead(r);
+    this.counts.sink = sink;
+    this.etcdLines.setSink(sink);
   }
 
   /** Adds a finished etcd read directly (scan --db reads them back from the store). */
   addEtcdRead(r: EtcdRead): void {
     this.etcd.emit(r);
   }
-  private readonly inputLastT = new Map<number, number>();
-  /** set by finishPending(): per input, the clusters of its times kept and those far from the rest */
-  private plausibility: Map<number, { kept: TimeCluster[]; far: TimeCluster[] }> | null = null;
 
-  private seriesIn(m: Map<string | number, TimeSeries>, k: string | number, cap = 100_000): TimeSeries {
-    let s = m.get(k);
-    if (s === undefined) {
-      s = new TimeSeries(this.timeOptions.bucketMs, cap);
-      m.set(k, s);
-    }
-    return s;
+  /** follow mode: segments of different inputs are reconciled in turn, so every input keeps its look-back */
+  get interleaved(): boolean {
+    return this.across.interleaved;
+  }
+  set interleaved(v: boolean) {
+    this.across.interleaved = v;
   }
 
   /** Registers an input; returns its index (for segments read elsewhere, e.g. by workers). */
@@ -212,8 +129,8 @@ export class ScanState {
    * on the thread count. */
   beginSegment(inputIndex: number, name: string, key = `m${this.segmentsBegun++}`, beforeMs: number | null = null): InputStats {
     // counts held across segments belong to the input they were read from
-    if (this.slotsInput !== inputIndex) this.foldSlots();
-    this.slotsInput = inputIndex;
+    if (this.slots.input !== inputIndex) this.foldSlots();
+    this.slots.input = inputIndex;
     const input = newInputStats(name);
     const dedupEngine = this.engine !== null && process.env.AUDIT_SCAN_DEDUP !== 'js' ? this.engine : null;
     this.segment = {
@@ -222,7 +139,7 @@ export class ScanState {
       input,
       startMs: null,
       beforeMs,
-      etcd: this.segmentEtcd(),
+      etcd: this.etcdLines.segmentReads(),
       pending: new Map(),
       dedupEngine,
       dedup: dedupEngine === null ? -1 : dedupEngine.dedupOpen(RECENT_TERMINALS),
@@ -262,153 +179,19 @@ export class ScanState {
     // may come from another thread's engine, so they are described from their selectors.
     for (const e of g.head.values()) delete e.selectorKey;
     for (const e of g.pending.values()) delete e.selectorKey;
-    const edges = g.etcd.endSegment();
-    this.etcd.merge(g.etcd);
+    const edges = this.etcdLines.endSegment(g.etcd);
     this.segment = null;
-    let tail = EMPTY_TAIL;
-    if (g.dedupEngine !== null) {
-      if (withTail) tail = g.dedupEngine.dedupTail(g.dedup);
-      g.dedupEngine.dedupClose(g.dedup);
-    } else if (withTail) {
-      const ids: string[] = [];
-      for (let i = 0; i < RECENT_TERMINALS; i++) {
-        const id = g.recentRing[(g.recentPos + i) % RECENT_TERMINALS];
-        if (id !== undefined) ids.push(id);
-      }
-      tail = idTailOf(ids);
-    }
-    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: { firstT: g.firstT, lastT: g.lastT, gaps: [...keepLongest(g.gaps), ...g.headGaps], fromBefore: false, spacing: g.spacing, headTimes: g.headTimes, headDropped: g.headDropped, signs: g.signs, leases: g.leases, streams: new Map([...g.streams].map(([k, { headGaps, ...st }]) => [k, { ...st, gaps: [...keepLongest(st.gaps), ...(headGaps ?? [])] }])), namedOverflow: g.namedOverflow } };
+    const tail = closeDedup(g, withTail);
+    return { inputIndex: g.inputIndex, input: g.input, leftovers: g.pending, head: g.head, tail, etcdEdges: edges, timing: segmentTiming(g) };
   }
 
   /** Adds a finished segment to the scan. Call in input order, segment by segment. */
   reconcile(r: SegmentResult): void {
     const inp = this.inputs[r.inputIndex]!;
     addInputStats(inp, r.input);
-    // the segment's IDs that a previous segment of the input holds at its end (one pass over the look-back)
-    const prior = this.lookBackOf(r.inputIndex);
-    const before = prior.findAll([...r.head.keys(), ...r.leftovers.keys()]);
-    for (const [id, e] of r.head) {
-      const key = crossKey(id, e);
-      const open = this.leftovers.get(key);
-      if (open !== undefined) {
-        this.leftovers.delete(key);
-        this.leftoverInput.delete(key);
-        if (open.evidence !== undefined && e.evidence !== undefined) joinLogRecords(e, open);
-      }
-      if (this.heads.size < MAX_PENDING) this.heads.add(key);
-      // A copy of a final event the input's previous segment already counted (one thread's ring would see it).
-      if (before.has(id)) {
-        inp.duplicateEvents++;
-        continue;
-      }
-      this.countRequest(e, r.inputIndex);
-    }
-    for (const [id, e] of r.leftovers) {
-      // Also drop an earlier stage logged after its final one across the cut, as one thread does.
-      const key = crossKey(id, e);
-      if (this.leftovers.has(key) || this.heads.has(key) || before.has(id)) continue;
-      this.leftoverInput.set(key, r.inputIndex);
-      this.holdOpen(this.leftovers, key, e);
-    }
-    prior.push(r.tail);
-    this.etcd.joinSegments(this.etcdTails.get(r.inputIndex) ?? [], r.etcdEdges.head);
-    this.etcdTails.set(r.inputIndex, r.etcdEdges.tail);
-    // Gaps: those inside the segment, and the one between the previous segment's last event and this one's first.
-    const idx = r.inputIndex;
-    const gaps = this.time.inputGaps.get(idx) ?? [];
-    const spacing = this.time.inputSpacing.get(idx) ?? newSpacingHistogram();
-    const prev = this.inputLastT.get(idx);
-    const minGap = candidateMinMs(this.timeOptions.gapMs);
-    mergeSpacing(spacing, r.timing.spacing);
-    const own = [...r.timing.gaps];
-    if (prev !== undefined && r.timing.headTimes !== undefined) {
-      if (!replayHead(prev, r.timing.headTimes, spacing, own, minGap, r.timing.headDropped)) this.counters.timingInexact++;
-    } else if (!r.timing.fromBefore && prev !== undefined && r.timing.firstT !== null) {
-      const inc = r.timing.firstT - prev;
-      addSpacing(spacing, inc > 0 ? inc : 0);
-      if (inc >= minGap) gaps.push([prev, r.timing.firstT]);
-    }
-    for (const gp of own) gaps.push(gp);
-    this.time.inputSpacing.set(idx, spacing);
-    if (gaps.length > 0) this.time.inputGaps.set(idx, keepLongest(gaps));
-    if (r.timing.lastT !== null) this.inputLastT.set(idx, Math.max(prev ?? -Infinity, r.timing.lastT));
-    // Restart signs: the segment's own, and an identity lease whose holder changed across the cut.
-    const signs = this.time.inputSigns.get(idx) ?? [];
-    for (const sg of r.timing.signs) if (signs.length < MAX_SIGNS) signs.push(sg);
-    let holders = this.leaseHolders.get(idx);
-    if (holders === undefined) this.leaseHolders.set(idx, (holders = new Map()));
-    for (const [name, h] of r.timing.leases) {
-      const before = holders.get(name);
-      if (before !== undefined && before !== h.first && signs.length < MAX_SIGNS) signs.push([h.firstT, 'identity lease taken over']);
-      holders.set(name, h.last);
-    }
-    if (signs.length > 0) this.time.inputSigns.set(idx, signs.sort((a, b) => a[0] - b[0]));
-    this.reconcileStreams(idx, r.timing.streams, r.timing.namedOverflow ?? 0);
-  }
-
-  /** input index → apiservers named in it so far (reconcile) */
-  private readonly namedPerInput = new Map<number, number>();
-
-  /** Each named apiserver's gaps, as an input's: those inside the segment, and the one between its last event
-   * before the segment and its first in it. A gap the segment measured from a time before that last one (its
-   * first events were older) is measured from that last one, as one thread measures it. */
-  private reconcileStreams(idx: number, streams: Map<string, StreamTiming> | undefined, overflow: number): void {
-    const t = this.time;
-    for (const [name, st] of streams ?? []) {
-      const key = streamKey(idx, name);
-      const span = t.streamSpan.get(key);
-      if (span === undefined) {
-        const n = this.namedPerInput.get(idx) ?? 0;
-        if (n >= MAX_NAMED_APISERVERS) {
-          overflow += st.events;
-          continue;
-        }
-        this.namedPerInput.set(idx, n + 1);
-      }
-      if (st.firstT === null || st.lastT === null) continue;
-      const prev = span?.[1];
-      const gaps = t.streamGaps.get(key) ?? [];
-      const spacing = t.streamSpacing.get(key) ?? newSpacingHistogram();
-      const min = candidateMinMs(this.timeOptions.gapMs);
-      if (prev !== undefined && st.headTimes !== undefined) {
-        const own = [...st.gaps];
-        mergeSpacing(spacing, st.spacing);
-        if (!replayHead(prev, st.headTimes, spacing, own, min, st.headDropped)) this.counters.timingInexact++;
-        for (const gp of own) gaps.push(gp);
-      } else if (prev === undefined) {
-        for (const gp of st.gaps) gaps.push(gp);
-        mergeSpacing(spacing, st.spacing);
-      } else {
-        // a part written before headTimes: its gaps were measured from its own first event
-        if (prev !== undefined) {
-          const inc = st.firstT - prev;
-          addSpacing(spacing, inc > 0 ? inc : 0);
-          if (inc >= min) gaps.push([prev, st.firstT]);
-        }
-        for (const [a, b] of st.gaps) {
-          if (prev === undefined || a >= prev) gaps.push([a, b]);
-          else if (b - prev >= min) gaps.push([prev, b]);
-        }
-        mergeSpacing(spacing, st.spacing);
-      }
-      t.streamSpacing.set(key, spacing);
-      if (gaps.length > 0) t.streamGaps.set(key, keepLongest(gaps));
-      t.streamSpan.set(key, span === undefined ? [st.firstT, st.lastT] : [Math.min(span[0], st.firstT), Math.max(span[1], st.lastT)]);
-    }
-    if (overflow > 0) t.streamOverflow.set(idx, (t.streamOverflow.get(idx) ?? 0) + overflow);
-  }
-
-  /** input index → identity lease → its last holder, across the input's segments */
-  private readonly leaseHolders = new Map<number, Map<string, string>>();
-
-  private lookBackOf(inputIndex: number): LookBack {
-    let lb = this.lookBacks.get(inputIndex);
-    if (lb === undefined) {
-      if (!this.interleaved) this.lookBacks.clear();
-      lb = new LookBack(RECENT_TERMINALS);
-      this.lookBacks.set(inputIndex, lb);
-    }
-    return lb;
+    this.across.reconcile(r, inp, this.countAt);
+    this.etcdLines.reconcile(r.inputIndex, r.etcdEdges);
+    this.times.reconcile(r.inputIndex, r.timing);
   }
 
   /** Follow mode: takes the current segment out, so that another input's can be begun or resumed; resumeSegment()
@@ -461,62 +244,9 @@ export class ScanState {
   /** Ends the scan: closes every input's last etcd tail, and counts requests that never showed a final stage
    * (cut logs, long watches) unless a later segment completed them. */
   finishPending(): void {
-    for (const tail of this.etcdTails.values()) this.etcd.joinSegments(tail, []);
-    this.etcdTails.clear();
-    for (const [id, e] of this.leftovers) this.countRequest(e, this.leftoverInput.get(id));
-    this.leftovers.clear();
-    this.leftoverInput.clear();
-    this.heads.clear();
-    this.excludeFarTimes();
-  }
-
-  /** Finds, per input, the times far from the rest of it (plausible.ts splitFar) and leaves them out of the time
-   * analysis: the input's window, its gaps and series, and the buckets of the shared series that only such times
-   * fill. The events still count everywhere else. Runs once, at the end, on mergeable sketches: the same answer
-   * for any thread count. */
-  private excludeFarTimes(): void {
-    if (this.plausibility !== null) return;
-    const split = new Map<number, { kept: TimeCluster[]; far: TimeCluster[] }>();
-    const allKept: TimeCluster[] = [];
-    const allFar: TimeCluster[] = [];
-    this.inputs.forEach((inp, idx) => {
-      const r = splitFar(inp.sketch);
-      split.set(idx, r);
-      allKept.push(...r.kept);
-      allFar.push(...r.far);
-      if (r.far.length === 0) return;
-      let far = 0;
-      for (const c of r.far) far += c.events;
-      inp.implausibleTimes += far;
-      bump(inp.implausibleKinds, 'far', far);
-      inp.firstMs = r.kept.length > 0 ? r.kept[0]!.fromMs : null;
-      inp.lastMs = r.kept.length > 0 ? r.kept[r.kept.length - 1]!.toMs : null;
-      for (const m of [this.time.inputLists, this.time.inputWatchEnds, this.time.inputRequests]) {
-        const s = m.get(idx);
-        if (s !== undefined) dropBuckets(s, r.far, []);
-      }
-      const gaps = this.time.inputGaps.get(idx);
-      if (gaps !== undefined) this.time.inputGaps.set(idx, bridgeGaps(gaps, r.far));
-      const signs = this.time.inputSigns.get(idx);
-      if (signs !== undefined) this.time.inputSigns.set(idx, signs.filter(([t]) => !overlapsAny(t, t + 1, r.far)));
-    });
-    this.plausibility = split;
-    if (allFar.length === 0) return;
-    // Shared series: a bucket goes only when far times alone could have filled it.
-    dropBuckets(this.time.all, allFar, allKept);
-    dropBuckets(this.time.tokens, allFar, allKept);
-    for (const s of this.time.listsByResource.values()) dropBuckets(s, allFar, allKept);
-    for (const g of this.groups.groups.values()) {
-      if (!dropBuckets(g.series, allFar, allKept)) continue;
-      let lo = Infinity;
-      let hi = -Infinity;
-      for (const b of g.series.buckets.keys()) {
-        lo = Math.min(lo, b * g.series.widthMs);
-        hi = Math.max(hi, (b + 1) * g.series.widthMs - 1);
-      }
-      if (g.firstMs !== null && overlapsAny(g.firstMs, g.firstMs + 1, allFar)) g.firstMs = Number.isFinite(lo) ? lo : null;
-      if (g.lastMs !== null && overlapsAny(g.lastMs, g.lastMs + 1, allFar)) g.lastMs = Number.isFinite(hi) ? hi : null;
-    }
+    this.etcdLines.finish();
+    this.across.finish(this.countAt);
+    this.times.excludeFarTimes(this.inputs, this.groups);
   }
 
   /** The aggregates, for posting from a worker. */
@@ -541,79 +271,9 @@ export class ScanState {
 
   /** Folds a worker's aggregates into this state. Order-independent. */
   mergeSnapshot(o: StateSnapshot): void {
-    this.groups.merge(o.groups, o.groupOverflow);
+    this.counts.merge(o);
     this.etcd.merge(o.etcd);
-    this.versions.mergeList(o.versions);
-    for (const [k, n] of o.etcdVersions) bump(this.etcdVersions, k, n);
-    for (const [k, n] of o.etcdThresholds) this.etcdThresholds.set(k, (this.etcdThresholds.get(k) ?? 0) + n);
-    for (const [k, b] of o.etcdSlow) {
-      const a = this.etcdSlow.get(k);
-      if (a === undefined) {
-        this.etcdSlow.set(k, { ...b });
-        continue;
-      }
-      a.n += b.n;
-      if (b.tookMaxMs !== null && (a.tookMaxMs === null || b.tookMaxMs > a.tookMaxMs)) a.tookMaxMs = b.tookMaxMs;
-      if (b.firstMs !== null && (a.firstMs === null || b.firstMs < a.firstMs)) a.firstMs = b.firstMs;
-      if (b.lastMs !== null && (a.lastMs === null || b.lastMs > a.lastMs)) a.lastMs = b.lastMs;
-    }
-    for (const n of o.clusterNodes) this.clusterNodes.add(n);
-    for (const [k, n] of o.fullListObjects) if ((this.fullListObjects.get(k) ?? -1) < n) this.fullListObjects.set(k, n);
-    this.counters.requests += o.counters.requests;
-    this.counters.filteredOut += o.counters.filteredOut;
-    this.counters.etcdFilteredOut += o.counters.etcdFilteredOut;
-    const t = this.time;
-    t.all.merge(o.time.all);
-    t.tokens.merge(o.time.tokens);
-    for (const [k, n] of o.time.tokenAccounts) bump(t.tokenAccounts, k, n);
-    for (const [k, n] of o.time.tokenTtls) t.tokenTtls.set(k, (t.tokenTtls.get(k) ?? 0) + n);
-    for (const [k, s] of o.time.listsByResource) this.seriesIn(t.listsByResource as Map<string | number, TimeSeries>, k).merge(s);
-    for (const [k, s] of o.time.inputLists) this.seriesIn(t.inputLists as Map<string | number, TimeSeries>, k).merge(s);
-    for (const [k, s] of o.time.inputWatchEnds) this.seriesIn(t.inputWatchEnds as Map<string | number, TimeSeries>, k).merge(s);
-    for (const [k, s] of o.time.initRejects) this.seriesIn(t.initRejects as Map<string | number, TimeSeries>, k).merge(s);
-    for (const [k, s] of o.time.inputRequests) this.seriesIn(t.inputRequests as Map<string | number, TimeSeries>, k, INPUT_REQUEST_BUCKETS).merge(s);
-    t.clientInputsOverflow += o.time.clientInputsOverflow;
-    for (const [k, c] of o.time.clientInputs) {
-      const mine = t.clientInputs.get(k);
-      if (mine !== undefined) {
-        mine.all.merge(c.all);
-        if (c.lists !== null) (mine.lists ??= this.clientSeries()).merge(c.lists);
-      } else if (t.clientInputs.size < MAX_CLIENT_INPUTS) {
-        t.clientInputs.set(k, { all: reviveSeries(c.all, CLIENT_SERIES_BUCKETS), lists: c.lists === null ? null : reviveSeries(c.lists, CLIENT_SERIES_BUCKETS) });
-      } else for (const n of c.all.buckets.values()) t.clientInputsOverflow += n; // a structured clone: no methods
-    }
-    // Named apiservers: at most MAX_NAMED_APISERVERS an input here too; past it the input's names go unused
-    // (reconcile counts the same apiservers), so which of them are kept changes nothing reported.
-    const named = new Map<number, number>();
-    for (const k of t.streamRequests.keys()) {
-      const idx = parseStreamKey(k).input;
-      named.set(idx, (named.get(idx) ?? 0) + 1);
-    }
-    // (a part written before these fields, audit-scan partial's golden, has none)
-    for (const [k, s] of o.time.streamRequests ?? []) {
-      const idx = parseStreamKey(k).input;
-      if (!t.streamRequests.has(k)) {
-        if ((named.get(idx) ?? 0) >= MAX_NAMED_APISERVERS) continue;
-        named.set(idx, (named.get(idx) ?? 0) + 1);
-      }
-      this.seriesIn(t.streamRequests as Map<string | number, TimeSeries>, k, INPUT_REQUEST_BUCKETS).merge(s);
-      const l = o.time.streamLists?.get(k);
-      if (l !== undefined) this.seriesIn(t.streamLists as Map<string | number, TimeSeries>, k).merge(l);
-      const w = o.time.streamWatchEnds?.get(k);
-      if (w !== undefined) this.seriesIn(t.streamWatchEnds as Map<string | number, TimeSeries>, k).merge(w);
-    }
-    this.counters.pendingEvicted += o.counters.pendingEvicted;
-    this.counters.timingInexact += o.counters.timingInexact ?? 0;
-    this.counters.tokenRequests += o.counters.tokenRequests;
-    for (const [k, n] of o.counters.byVerb) bump(this.counters.byVerb, k, n);
-    for (const [k, n] of o.userAgents) if (this.userAgents.size < 100_000 || this.userAgents.has(k)) bump(this.userAgents, k, n);
-    if (o.logEvidence !== undefined) this.logEvidence.merge(o.logEvidence.entries, o.logEvidence.overflow);
-  }
-
-  private segmentEtcd(): EtcdReads {
-    const r = new EtcdReads(this.etcdPrefix);
-    r.sink = this.etcd.sink;
-    return r;
+    this.etcdLines.merge(o);
   }
 
   private cur(): Segment {
@@ -641,11 +301,11 @@ export class ScanState {
       }
       this.addAuditEvent(e);
     },
-    etcdEntry: (e) => this.addEtcd(e),
-    restartSign: (t, what) => {
+    etcdEntry: (e) => {
       const g = this.cur();
-      if (this.plausibleOrNull(g.input, t) !== null && g.signs.length < MAX_SIGNS) g.signs.push([t, what]);
+      this.etcdLines.add(e, g.input, g.etcd);
     },
+    restartSign: (t, what) => restartSign(this.cur(), t, what, this.timeOptions.nowMs),
     syntheticId: () => this.syntheticId(),
   };
 
@@ -685,88 +345,6 @@ export class ScanState {
     this.decoder.skipDocumentTail(where, reason);
   }
 
-  private addEtcd(e: EtcdEntry): void {
-    const s = this.cur();
-    if (e.tsMs !== null) {
-      const ts = this.plausibleOrNull(s.input, e.tsMs);
-      if (ts === null) {
-        s.input.implausibleTimes++;
-        bump(s.input.implausibleKinds, this.lastImplausible);
-        e = { ...e, tsMs: null };
-      }
-    }
-    // The version and the span of the log describe the cluster and the log: taken before any filter.
-    s.etcd.noteLine(e); // and what zap's sampler counted (etcd-reads.ts zapSampledSpans)
-    if (e.kind !== 'range' && e.version !== undefined) bump(this.etcdVersions, e.version);
-    if (e.expectedMs !== undefined && e.expectedMs !== null) this.etcdThresholds.set(e.expectedMs, (this.etcdThresholds.get(e.expectedMs) ?? 0) + 1);
-    if (e.kind !== 'range') {
-      const slow = slowKind(e.what);
-      if (slow !== null) {
-        const a = this.etcdSlow.get(slow) ?? { n: 0, tookMaxMs: null, firstMs: null, lastMs: null };
-        a.n++;
-        if (e.tookMs != null && (a.tookMaxMs === null || e.tookMs > a.tookMaxMs)) a.tookMaxMs = e.tookMs;
-        if (e.tsMs !== null && (a.firstMs === null || e.tsMs < a.firstMs)) a.firstMs = e.tsMs;
-        if (e.tsMs !== null && (a.lastMs === null || e.tsMs > a.lastMs)) a.lastMs = e.tsMs;
-        this.etcdSlow.set(slow, a);
-      }
-    }
-    if (e.tsMs !== null) {
-      this.touchTime(s.input, e.tsMs);
-      sketchAdd(s.input.sketch, e.tsMs);
-    }
-    // One rule for both logs: a filter applies to every line that carries its field. etcd's lines carry a time and
-    // a key (its resource and namespace), never a user or a verb: --user and --verb keep every etcd line.
-    const f = this.timeOptions.filter;
-    if (e.tsMs !== null && ((f.sinceMs !== null && e.tsMs < f.sinceMs) || (f.untilMs !== null && e.tsMs >= f.untilMs))) {
-      s.input.otherLines++;
-      bump(s.input.otherKinds, 'etcd outside --since/--until');
-      this.counters.etcdFilteredOut++;
-      return;
-    }
-    if (e.kind === 'range' && (f.resources.length > 0 || f.namespaces.length > 0) && !etcdKeyPasses(e.key, e.rangeEnd, this.etcdPrefix, f)) {
-      s.input.otherLines++;
-      bump(s.input.otherKinds, 'etcd outside --resource/--namespace');
-      this.counters.etcdFilteredOut++;
-      return;
-    }
-    if (e.kind === 'range') {
-      s.input.etcdEntries++;
-      s.etcd.add(e);
-    } else {
-      s.input.otherLines++;
-      bump(s.input.otherKinds, `etcd ${e.what}`);
-    }
-  }
-
-  /** An apiserver identity lease created, or taken over by a new holder: an apiserver (re)started. */
-  private leaseSign(g: Segment, e: AuditEvent, t: number): void {
-    if (e.code !== null && (e.code < 200 || e.code >= 300)) return;
-    if (e.verb === 'create') {
-      if (g.signs.length < MAX_SIGNS) g.signs.push([t, 'identity lease created']);
-      return;
-    }
-    if (e.leaseHolder === null || (e.verb !== 'update' && e.verb !== 'patch')) return;
-    const h = g.leases.get(e.name);
-    if (h === undefined) g.leases.set(e.name, { first: e.leaseHolder, firstT: t, last: e.leaseHolder });
-    else if (h.last !== e.leaseHolder) {
-      if (g.signs.length < MAX_SIGNS) g.signs.push([t, 'identity lease taken over']);
-      h.last = e.leaseHolder;
-    }
-  }
-
-  private touchTime(inp: InputStats, t: number): void {
-    if (inp.firstMs === null || t < inp.firstMs) inp.firstMs = t;
-    if (inp.lastMs === null || t > inp.lastMs) inp.lastMs = t;
-  }
-
-  private rememberTerminal(g: Segment, id: string): void {
-    const old = g.recentRing[g.recentPos];
-    if (old !== undefined) g.recent.delete(old);
-    g.recentRing[g.recentPos] = id;
-    g.recentPos = (g.recentPos + 1) % RECENT_TERMINALS;
-    g.recent.add(id);
-  }
-
   /** Leaves a time that cannot be real out of the time analysis (the fixed rule; see plausible.ts), counting it. */
   private plausibleOrNull(inp: InputStats, t: number | null): number | null {
     if (t === null) return null;
@@ -777,24 +355,12 @@ export class ScanState {
   }
   private lastImplausible = '';
 
-  /** The description of a selector pair the engine named `key` (selectors repeat: worked out once each). */
-  private selectorsOf(key: number, q: ListQuery): SelectorInfo {
-    let s = this.selectorMemo.get(key);
-    if (s === undefined) {
-      s = describeSelectors(q.fieldSelector, q.labelSelector);
-      if (this.selectorMemo.size >= MAX_SELECTOR_MEMO) this.selectorMemo.clear();
-      this.selectorMemo.set(key, s);
-    }
-    return s;
-  }
-  private readonly selectorMemo = new Map<number, SelectorInfo>();
-
   /** The compiled line engine this state's lines are read with, or null (src/decode/engine/engine.ts). */
   engine: LineEngine | null = null;
 
   /** Accounts one physical line the engine read as an audit event (during LineEngine.readLines' callback): the
    * same counts as addLine() gives it. The request is counted by the compiled aggregator when it can be (see
-   * slotsUsable), else as an AuditEvent. */
+   * SlotFold.usable), else as an AuditEvent. */
   addEngineLine(l: EngineLine): void {
     if (l.log) {
       this.addEngineLogLine(l);
@@ -809,7 +375,7 @@ export class ScanState {
     const now = this.timeOptions.nowMs;
     // The aggregator counts what it can; an event it cannot, or one whose times are missing or cannot be real, or
     // one of an apiserver identity lease (a restart sign), goes through addAuditEvent() as the JavaScript path's do.
-    if (!this.slotsUsable(eng) || rec === null || st === null || implausibleAtIngest(rec, now) !== null || implausibleAtIngest(st, now) !== null || (eng.field('RESOURCE') === eng.ids.leases && eng.field('NS') === eng.ids['kube-system'])) {
+    if (!this.slots.usable(eng, this.foldSlotsNow) || rec === null || st === null || implausibleAtIngest(rec, now) !== null || implausibleAtIngest(st, now) !== null || (eng.field('RESOURCE') === eng.ids.leases && eng.field('NS') === eng.ids['kube-system'])) {
       const e = eng.event();
       if (l.missingId) e.auditID = this.syntheticId();
       this.addAuditEvent(e);
@@ -817,26 +383,26 @@ export class ScanState {
     }
     // addAuditEvent(), for an event with both times plausible and no apiserver named
     g.input.auditEvents++;
-    this.timeOf(g, st, undefined);
+    timeOf(g, st, undefined, this.timeOptions.gapMs);
     // the line's own auditID is read as a string only when it is kept (held, head) or given up to countRequest
     const synthetic = l.missingId ? this.syntheticId() : null;
     const terminal = eng.stage() >= 2;
     // (admitFast stopped here after the module's dedup: its verdict stands)
-    const v = l.verdict >= 0 ? this.verdict(g, l.verdict, terminal, rec, null) : synthetic === null && g.dedupEngine === eng ? this.verdict(g, eng.dedupLine(g.dedup, terminal), terminal, rec, null) : this.admit(g, synthetic ?? eng.auditID(), terminal, rec);
+    const v = l.verdict >= 0 ? admitVerdict(g, l.verdict, terminal, rec, null) : synthetic === null && g.dedupEngine === eng ? admitVerdict(g, eng.dedupLine(g.dedup, terminal), terminal, rec, null) : admit(g, synthetic ?? eng.auditID(), terminal, rec);
     if (v === COUNT) this.countEngine(eng, synthetic);
     else if (v === HEAD) {
       const id = synthetic ?? eng.auditID();
       g.head.set(id, this.engineEvent(eng, id));
     } else if (v === HOLD) {
       const id = synthetic ?? eng.auditID();
-      this.holdOpen(g.pending, id, this.engineEvent(eng, id), g);
+      this.holdOpen(g, id, this.engineEvent(eng, id));
     }
   }
 
   /** Whether the engine's record of an httplog line may stand for the line now: not while the apiserver log's
    * reader holds what the line may complete (a trace block, a trace or timeout waiting for its httplog line, a
    * value of several lines, a wrapped line's first part), nor inside a CSV export or a runtime's split line. Else
-   * segment.ts gives the line to the JavaScript path. */
+   * segment/feed.ts gives the line to the JavaScript path. */
   takesLogLine(): boolean {
     return this.decoder.engineMayTake();
   }
@@ -881,7 +447,7 @@ export class ScanState {
   engineFast(i: number, n: number): number {
     const eng = this.engine!;
     const g = this.cur();
-    if (g.dedupEngine !== eng || !this.slotsUsable(eng)) return i;
+    if (g.dedupEngine !== eng || !this.slots.usable(eng, this.foldSlotsNow)) return i;
     // the earlier stages it may hold: never so many that holdOpen() would evict one (that counts a request)
     const room = MAX_PENDING - g.pending.size;
     // the apiserver log's httplog lines too, when no line may complete what the host holds (a trace waiting, an
@@ -895,7 +461,7 @@ export class ScanState {
     g.input.auditEvents += k - (logOk ? this.logRun(eng, i, j) : 0);
     g.input.duplicateEvents += eng.fastDups();
     // the open requests, in line order as addEngineLine changes them: an earlier stage held (HOLD), a final event
-    // that completed a held one (verdict() drops it)
+    // that completed a held one (admitVerdict() drops it)
     const opens = eng.fastOpens();
     for (let o = 0; o < opens; o++) {
       const r = eng.fastOpenAt(o);
@@ -903,10 +469,10 @@ export class ScanState {
       if (r >= 0) g.pending.delete(eng.auditIDAt(r));
       else {
         const id = eng.auditIDAt(~r);
-        this.holdOpen(g.pending, id, eng.eventAt(~r, id), g);
+        this.holdOpen(g, id, eng.eventAt(~r, id));
       }
     }
-    this.timeRun(g, eng, i, j);
+    timeRun(g, eng, i, j, this.timeOptions.gapMs);
     return j;
   }
 
@@ -936,51 +502,9 @@ export class ScanState {
     return lines;
   }
 
-  /** timeOf() for the admitted lines i..j-1 of the engine's batch, which name no apiserver, with the input's sketch
-   * taken a run of one bucket at a time: a bucket that exists takes no fit(), so the cell's count, earliest and
-   * latest come out as line by line. */
-  private timeRun(g: Segment, eng: LineEngine, i: number, j: number): void {
-    const sk = g.input.sketch;
-    let r = i;
-    while (r < j) {
-      const first = eng.stageMsAt(r);
-      sketchAdd(sk, first);
-      const w = sk.widthMs;
-      const idx = Math.floor(first / w);
-      // (the cell sketchAdd made or found, at the width it left: a fit() merges whole buckets)
-      const cell = sk.buckets.get(idx);
-      for (let t = first; ; ) {
-        this.timeBesideSketch(g, t, undefined);
-        if (++r === j) break;
-        t = eng.stageMsAt(r);
-        if (cell === undefined || Math.floor(t / w) !== idx) break;
-        cell[0]++;
-        if (t < cell[1]) cell[1] = t;
-        if (t > cell[2]) cell[2] = t;
-      }
-    }
-  }
-
-  /** Whether this state's engine lines can be counted by the compiled aggregator: not when each request must be
-   * seen on its own (a store's sink, a filter, copies of logs left out), nor when the clients'
-   * series are not a multiple of the buckets. Sets the aggregator up on first use. */
-  private slotsUsable(eng: LineEngine): boolean {
-    if (this.slotsOk === null) {
-      const b = this.timeOptions.bucketMs;
-      const clientMs = Math.max(CLIENT_SERIES_MIN_MS, b);
-      this.slotsOk = this.sink === null && this.filter === null && this.skipCopies === null && clientMs % b === 0 && process.env.AUDIT_SCAN_SLOTS !== '0';
-      if (this.slotsOk) {
-        const edges = slotLatencyEdges();
-        eng.enableSlots(b, clientMs, edges, this.timeOptions.fingerprint === true);
-      }
-    }
-    if (this.slotsOk) eng.onSlotsFull = this.foldSlotsNow;
-    return this.slotsOk;
-  }
-  private slotsOk: boolean | null = null;
+  /** the compiled aggregator's counts, folded into `counts` (slot-fold.ts) */
+  private readonly slots: SlotFold;
   private readonly foldSlotsNow = (): void => this.foldSlots();
-  /** The input of the counts the aggregator holds (those of the segments read since the last fold). */
-  private slotsInput: number | null = null;
   /** A scan lane's state (a worker's, the main thread's lane): the aggregator's counts stay in it from segment to
    * segment of an input, folded when its tables fill, when a segment of another input begins, and for snapshot().
    * A gzip or stdin stream was cut into a segment every 8 MB (now a run of 16 such chunks), and folding each one's
@@ -988,109 +512,13 @@ export class ScanState {
    * for the scan's own state, whose aggregates the report reads once its inputs end. */
   foldLate = false;
 
-  /** Folds what the compiled aggregator counted into this state's aggregates, per slot in the order the slots were
-   * made (the order of their first requests), and empties it. Called when a segment ends or is suspended, and when
-   * the aggregator's tables fill. */
+  /** Folds what the compiled aggregator counted into this state's aggregates (slot-fold.ts), and empties it. Called
+   * when a segment ends or is suspended, when the aggregator's tables fill, and for snapshot(). */
   private foldSlots(): void {
     const eng = this.engine;
     if (eng === null || !eng.slotsPending) return;
-    const input = this.segment?.inputIndex ?? this.slotsInput!;
-    const { slots, clients, pairs } = eng.drainSlots();
-    // One loop a method (as drainSlots): V8 optimizes a hot loop on its own, and a later loop of one big function,
-    // not run yet when the first was optimized, deoptimized it when reached: the function, with all it inlines,
-    // was compiled 6 times in a 1 GB gzip scan, 190 ms of compiling on 2 cores.
-    this.foldSlotRows(slots, pairs, input, pairsBySlot(pairs));
-    const entries = clients.map(([ua, user]) => this.clientEntry(ua, user, input));
-    this.foldPairs(pairs, entries, input);
-  }
-
-  /** The slots' requests, reads and their buckets (`bySlot`: the indexes of each slot's read and latency pairs). */
-  private foldSlotRows(slots: Slot[], pairs: SlotTables['pairs'], input: number, bySlot: Map<number, number[]>): void {
-    const t = this.time;
-    const c = this.counters;
-    const b = this.timeOptions.bucketMs;
-    for (let si = 0; si < slots.length; si++) {
-      const s = slots[si]!;
-      const n = s.requests;
-      if (s.userAgent.length > 0 || s.username.length > 0) {
-        this.versions.add(s.username, s.userAgent, n);
-        const ua = s.userAgent.length > 0 ? s.userAgent : NO_UA + s.username;
-        if (this.userAgents.size < 100_000 || this.userAgents.has(ua)) bump(this.userAgents, ua, n);
-      }
-      c.requests += n;
-      bump(c.byVerb, s.verb, n);
-      let node: string | null = s.nodeName;
-      if (node === null && s.username.startsWith('system:node:')) node = s.username.slice(12);
-      if ((s.bits & MARK_READ) === 0) {
-        if (node !== null) this.clusterNodes.add(node);
-        continue;
-      }
-      // countRead()
-      const q: ListQuery = {
-        fieldSelector: s.fieldSelector,
-        labelSelector: s.labelSelector,
-        resourceVersion: s.rvClass === 0 ? null : s.rvClass === 1 ? '0' : 'N',
-        resourceVersionMatch: s.resourceVersionMatch,
-        limit: s.limited ? 1 : 0,
-        continueToken: s.continueToken,
-        watch: s.watch,
-        sendInitialEvents: s.sendInitialEvents,
-      };
-      const sel = this.selectorsOf((s.fieldSelectorId + 1) * 2 ** 21 + (s.labelSelectorId + 1), q);
-      if (node === null && sel.node !== null) node = sel.node;
-      if (node !== null) this.clusterNodes.add(node);
-      if (s.verb === 'list' && s.fullList >= 0 && (q.fieldSelector ?? '').trim() === '' && (q.labelSelector ?? '').trim() === '' && s.namespace === '' && !q.continueToken) {
-        const rk = resourceKeyOf(s.apiGroup, s.resource);
-        if ((this.fullListObjects.get(rk) ?? -1) < s.fullList) this.fullListObjects.set(rk, s.fullList);
-      }
-      const byResource = s.verb === 'list' || isWatchList(s.verb, q, s.code) ? this.seriesIn(t.listsByResource as Map<string | number, TimeSeries>, resourceKeyOf(s.apiGroup, s.resource)) : null;
-      const { group, mark } = this.groups.addSlot(s, s.resource, s.apiGroup, s.namespace, q, sel, node, input);
-      for (const i of bySlot.get(si) ?? []) {
-        const count = pairs.count[i]!;
-        if (pairs.kind[i] === PAIR_LATENCY) {
-          latencyAddBucket(group.latency, pairs.key[i]!, count);
-          continue;
-        }
-        if (pairs.kind[i] === PAIR_SRCIP) {
-          // (only the number of addresses is reported: the order they were added in does not show)
-          const l = group.fromLog!;
-          if (l.sourceIPs.size < MAX_SET_PER_GROUP) l.sourceIPs.add(this.engine!.stringOf(pairs.key[i]!));
-          continue;
-        }
-        const at = pairs.key[i]! * b;
-        this.groups.seriesAdd(group, at, count);
-        mark?.add(at, count);
-        byResource?.add(at, count);
-      }
-    }
-  }
-
-  /** The shared series, the clients' (`entries`: by client id, in the order they came; the cap keeps the first
-   * MAX_CLIENT_INPUTS, as countClient does) and the copy fingerprint's seconds. */
-  private foldPairs(pairs: SlotTables['pairs'], entries: Array<ClientCounts | null>, input: number): void {
-    const t = this.time;
-    const b = this.timeOptions.bucketMs;
-    const clientMs = Math.max(CLIENT_SERIES_MIN_MS, b);
-    const inputStats = this.statsOf(input); // the copy fingerprint's
-    for (let i = 0; i < pairs.n; i++) {
-      const k = pairs.kind[i]!;
-      const count = pairs.count[i]!;
-      if (k === PAIR_ALL) {
-        const at = pairs.key[i]! * b;
-        t.all.add(at, count);
-        this.seriesIn(t.inputRequests as Map<string | number, TimeSeries>, input, INPUT_REQUEST_BUCKETS).add(at, count);
-      } else if (k === PAIR_LISTS) this.seriesIn(t.inputLists as Map<string | number, TimeSeries>, input).add(pairs.key[i]! * b, count);
-      else if (k === PAIR_WATCH_END) this.seriesIn(t.inputWatchEnds as Map<string | number, TimeSeries>, input).add(pairs.key[i]! * b, count);
-      else if (k === PAIR_CLIENT || k === PAIR_CLIENT_LISTS) {
-        const e = entries[pairs.id[i]!]!;
-        if (e === null) t.clientInputsOverflow += k === PAIR_CLIENT ? count : 0;
-        else if (k === PAIR_CLIENT) e.all.add(pairs.key[i]! * clientMs, count);
-        else (e.lists ??= this.clientSeries()).add(pairs.key[i]! * clientMs, count);
-      } else if (k === PAIR_FP_N || k === PAIR_FP_H1 || k === PAIR_FP_H2) {
-        // countRequest()'s fingerprintAdd(), for the requests counted here
-        if (inputStats !== undefined) fingerprintAddSecond(inputStats.fingerprint, pairs.key[i]!, k === PAIR_FP_N ? count : 0, k === PAIR_FP_H1 ? count : 0, k === PAIR_FP_H2 ? count : 0);
-      }
-    }
+    const input = this.segment?.inputIndex ?? this.slots.input!;
+    this.slots.fold(eng, input, this.statsOf(input));
   }
 
   /** Notes a line of an engine-read segment that the engine left to the JavaScript path. */
@@ -1118,109 +546,28 @@ export class ScanState {
     // A trace or timeout of the apiserver's log held for its httplog line is one request with that line, not an
     // event of its own in the stream's spacing and gaps (an audit log's one event a request): only its time counts.
     if (t !== null && e.evidence !== undefined && !terminal) {
-      this.touchTime(g.input, t);
+      touchTime(g.input, t);
       sketchAdd(g.input.sketch, t);
-    } else if (t !== null) this.timeOf(g, t, e.apiserver);
+    } else if (t !== null) timeOf(g, t, e.apiserver, this.timeOptions.gapMs);
     // a request of the apiserver's log whose trace (or timeout) is held open: its httplog line takes what it said
     const held = e.evidence !== undefined && terminal && g.pending.size > 0 ? g.pending.get(id) : undefined;
     // (the apiserver log writes a request's trace just before its httplog line: whether the line may pair with a
     // record of the segment before goes by when it was written, not by when the request began, or every watch of
     // a segment, begun minutes before, would be held for the segment before)
     const at = e.evidence === undefined ? e.receivedMs : (e.stageMs ?? e.receivedMs);
-    const v = verdict >= 0 ? this.verdict(g, verdict, terminal, at, id) : this.admit(g, id, terminal, at);
+    const v = verdict >= 0 ? admitVerdict(g, verdict, terminal, at, id) : admit(g, id, terminal, at);
     if (v === DROP) return;
     if (held?.evidence !== undefined) joinLogRecords(e, held);
-    if (terminal && t !== null && isIdentityLease(e)) this.leaseSign(g, e, t);
+    if (terminal && t !== null && isIdentityLease(e)) leaseSign(g, e, t);
     if (v === HEAD) g.head.set(id, e);
-    else if (v === HOLD) this.holdOpen(g.pending, id, e, g);
+    else if (v === HOLD) this.holdOpen(g, id, e);
     else this.countRequest(e);
   }
 
-  /** The segment's dedup of one event by auditID, for both paths (addAuditEvent, addEngineLine): DROP a copy of a
-   * final event or an earlier stage logged after it; COUNT a final event now; HEAD a final event received before
-   * the segment began (reconcile pairs it); HOLD an earlier stage until its final one comes. */
-  private admit(g: Segment, id: string, terminal: boolean, receivedMs: number | null): Admit {
-    if (g.dedupEngine !== null) return this.verdict(g, g.dedupEngine.dedupString(g.dedup, id, terminal), terminal, receivedMs, id);
-    if (terminal) {
-      if (g.recent.has(id)) {
-        g.input.duplicateEvents++;
-        return DROP;
-      }
-      this.rememberTerminal(g, id);
-      if (g.pending.size > 0) g.pending.delete(id);
-      return this.inHead(g, receivedMs) ? HEAD : COUNT;
-    }
-    if (g.recent.has(id)) return DROP; // an earlier stage logged after the final one
-    return HOLD;
-  }
-
-  /** admit() from the verdict of the engine's dedup (LineEngine DEDUP_*); `id`: the ID as a string, null for the
-   * engine's current line (read as a string only when an open request must be dropped). */
-  private verdict(g: Segment, v: number, terminal: boolean, receivedMs: number | null, id: string | null): Admit {
-    if (v === DEDUP_DROP) {
-      if (terminal) g.input.duplicateEvents++;
-      return DROP;
-    }
-    if (v === DEDUP_HOLD) return HOLD;
-    if (v === DEDUP_WAS_PENDING) g.pending.delete(id ?? g.dedupEngine!.auditID());
-    return this.inHead(g, receivedMs) ? HEAD : COUNT;
-  }
-
-  /** An event's time into its segment's timing: the input's span and sketch, the segment's first events, spacing
-   * and gaps, and a named apiserver's own. */
-  private timeOf(g: Segment, t: number, apiserver: string | undefined): void {
-    sketchAdd(g.input.sketch, t);
-    this.timeBesideSketch(g, t, apiserver);
-  }
-
-  /** timeOf() but for the input's sketch. */
-  private timeBesideSketch(g: Segment, t: number, apiserver: string | undefined): void {
-    this.touchTime(g.input, t);
-    if (g.startMs === null) g.startMs = t;
-    const minGap = candidateMinMs(this.timeOptions.gapMs);
-    const inHead = g.headTimes.length < HEAD_TIMES;
-    if (inHead) g.headTimes.push(t);
-    else g.headDropped = true;
-    timeStep(g, t, minGap, inHead ? g.headGaps : null);
-    if (apiserver !== undefined) this.streamTime(g, apiserver, t, minGap);
-  }
-
-  /** Whether a final event received at `receivedMs` belongs to the segment's head: a request received before the
-   * segment began (plus slack), whose earlier stage, or a copy of it, may be in the previous segment (or an
-   * earlier-read file): reconcile() pairs and counts it. "Began" is the later of the segment's first event and
-   * the latest event just before it: an old line (a replayed copy) at the start of a segment must not make the
-   * requests after it look new. */
-  private inHead(g: Segment, receivedMs: number | null): boolean {
-    const began = g.beforeMs === null ? g.startMs : g.startMs === null ? g.beforeMs : Math.max(g.startMs, g.beforeMs);
-    return receivedMs !== null && began !== null && receivedMs <= began + HEAD_SLACK_MS && g.head.size < MAX_PENDING;
-  }
-
-  /** An event time of an apiserver a wrapper named, for gaps in its own stream (as addAuditEvent's per input). */
-  private streamTime(g: Segment, name: string, t: number, minGap: number): void {
-    let st = g.streams.get(name);
-    if (st === undefined) g.streams.set(name, (st = { firstT: null, lastT: null, gaps: [], spacing: newSpacingHistogram(), events: 0, headTimes: [], headGaps: [], headDropped: false }));
-    st.events++;
-    const inHead = st.headTimes!.length < HEAD_TIMES;
-    if (inHead) st.headTimes!.push(t);
-    else st.headDropped = true;
-    timeStep(st, t, minGap, inHead ? st.headGaps! : null);
-  }
-
-  /** Holds an open request in `open` (a segment's pending, `g`, or the scan's leftovers), the later of two earlier
-   * stages of one request (RequestReceived then ResponseStarted) in the place of the later; past MAX_PENDING the
-   * oldest (first inserted) is evicted and counted as it is. */
-  private holdOpen(open: Map<string, AuditEvent>, id: string, e: AuditEvent, g: Segment | null = null): void {
-    open.delete(id);
-    open.set(id, e);
-    if (open.size > MAX_PENDING) {
-      const [oldId, oldEvent] = open.entries().next().value as [string, AuditEvent];
-      open.delete(oldId);
-      if (g !== null && g.dedupEngine !== null) g.dedupEngine.dedupForget(g.dedup, oldId);
-      this.counters.pendingEvicted++;
-      const input = open === this.leftovers ? this.leftoverInput.get(oldId) : undefined;
-      if (input !== undefined) this.leftoverInput.delete(oldId);
-      this.countRequest(oldEvent, input);
-    }
+  /** Holds an open request of segment `g` (holdOpen); one evicted past MAX_PENDING is counted as it is. */
+  private holdOpen(g: Segment, id: string, e: AuditEvent): void {
+    const old = holdOpen(g.pending, id, e, g, this.counters);
+    if (old !== null) this.countRequest(old[1]);
   }
 
   /** The stats of input `idx`: the current segment's (a worker's share) or the input's own (reconcile). */
@@ -1229,376 +576,6 @@ export class ScanState {
   }
 
   private countRequest(e: AuditEvent, inputIndex = this.segment?.inputIndex ?? -1): void {
-    const c = this.counters;
-    if (e.evidence !== undefined) {
-      // what showed the request, once it is counted: its httplog line (with its trace, when one was read), or a
-      // trace or timeout alone
-      const st = this.statsOf(inputIndex)?.apiserverLog;
-      if (st !== undefined) {
-        if (e.evidence === 'trace') st.traceOnly++;
-        else if (e.evidence === 'timeout') st.timeoutOnly++;
-        else if (e.traced === true || e.timedOut === true) st.joined++;
-      }
-      // Beside an audit log the apiserver log's requests are evidence for the audit's groups, never counted again.
-      if (this.timeOptions.logAsEvidence === true) {
-        this.logEvidence.add(e);
-        return;
-      }
-    }
-    // Called once per distinct request whatever the thread count: the place to fingerprint it, and to leave out a
-    // request an earlier input already holds (a second read after copies were found).
-    const t = e.receivedMs;
-    if (t !== null && (this.skipCopies !== null || this.timeOptions.fingerprint === true)) {
-      const inp = this.statsOf(inputIndex);
-      const skip = this.skipCopies?.get(inputIndex);
-      if (skip !== undefined) {
-        for (const [w, set] of skip) {
-          if (set.has(Math.floor(t / w))) {
-            if (inp !== undefined) inp.duplicateRequests++;
-            return;
-          }
-        }
-      }
-      // Events without an auditID get per-thread names: not comparable across inputs, so not fingerprinted.
-      if (inp !== undefined && this.timeOptions.fingerprint === true && !e.auditID.startsWith(NO_ID)) fingerprintAdd(inp.fingerprint, t, e.auditID);
-    }
-    // What describes the cluster (the versions its components run, its nodes, a full list's size) is taken from
-    // every request read, before any filter: a filter chooses the requests reported, never the rules they are
-    // judged by.
-    // So is what tells an apiserver restarted (its clients relisting, its watches ending, its watch cache
-    // answering 429 while it initialises): the restart rules, and the verdicts that depend on them, see every line.
-    if (e.userAgent.length > 0 || e.username.length > 0) this.versions.add(e.username, e.userAgent);
-    const at = e.receivedMs;
-    if (at !== null) {
-      const listing = e.verb === 'list' || (e.verb === 'watch' && e.requestURI.includes('sendInitialEvents') && isWatchList(e.verb, e.query ?? parseRequestQuery(e.requestURI), e.code));
-      // a watch answered with an error (a refused watch-list's 422, a 429) never streamed: no watch ended
-      const watchEnd = e.verb === 'watch' && isTerminalStage(e.stage) && !(e.code !== null && e.code >= 400);
-      if (listing) this.seriesIn(this.time.inputLists as Map<string | number, TimeSeries>, inputIndex).add(at);
-      if (watchEnd) this.seriesIn(this.time.inputWatchEnds as Map<string | number, TimeSeries>, inputIndex).add(e.stageMs ?? at);
-      // Each apiserver's share and where its clients went (apiservers.ts): every request, as the restart rules.
-      // 20,000 buckets (not 100,000): shares are judged per minute, and a long --follow run keeps this per input
-      this.seriesIn(this.time.inputRequests as Map<string | number, TimeSeries>, inputIndex, INPUT_REQUEST_BUCKETS).add(at);
-      // The same per apiserver a wrapper's record named (a CloudWatch stream, a pod), inside its input.
-      const src = e.apiserver === undefined ? null : streamKey(inputIndex, e.apiserver);
-      if (src !== null) {
-        this.seriesIn(this.time.streamRequests as Map<string | number, TimeSeries>, src, INPUT_REQUEST_BUCKETS).add(at);
-        if (listing) this.seriesIn(this.time.streamLists as Map<string | number, TimeSeries>, src).add(at);
-        if (watchEnd) this.seriesIn(this.time.streamWatchEnds as Map<string | number, TimeSeries>, src).add(e.stageMs ?? at);
-      }
-      this.countClient(e, src ?? inputIndex, at, listing);
-      if (e.cacheInitializing === true) {
-        const path = e.resource.length > 0 ? null : parseRequestUri(e.requestURI).path;
-        const rk = resourceKeyOf(e.apiGroup || (path?.apiGroup ?? ''), e.resource || (path?.resource ?? ''));
-        this.seriesIn(this.time.initRejects as Map<string | number, TimeSeries>, `${inputIndex}\u0000${rk}`).add(at);
-      }
-    }
-    if (this.filter !== null && !this.filter(e)) {
-      c.filteredOut++;
-      this.clusterFacts(e);
-      return;
-    }
-    c.requests++;
-    if (at !== null) this.time.all.add(at);
-    bump(c.byVerb, e.verb);
-    if (e.userAgent.length > 0 || e.username.length > 0) {
-      const ua = e.userAgent.length > 0 ? e.userAgent : NO_UA + e.username;
-      if (this.userAgents.size < 100_000 || this.userAgents.has(ua)) bump(this.userAgents, ua);
-    }
-    let node: string | null = e.nodeName;
-    if (node === null && e.username.startsWith('system:node:')) node = e.username.slice(12);
-    if (e.verb !== 'list' && e.verb !== 'get' && e.verb !== 'watch') {
-      this.sink?.request({ e, input: inputIndex, resource: e.resource, apiGroup: e.apiGroup, namespace: e.namespace, query: null, selector: null, node });
-      if (e.verb === 'create' && e.subresource === 'token' && e.resource === 'serviceaccounts') {
-        c.tokenRequests++;
-      }
-      // Refresh waves are the kubelet's: projected tokens requested on behalf of pods, by system:node:<node>.
-      // (the apiserver's log names no user: there the kubelet is its user agent)
-      if (e.verb === 'create' && e.subresource === 'token' && e.resource === 'serviceaccounts' && (e.username.startsWith('system:node:') || (e.evidence !== undefined && e.userAgent.startsWith('kubelet/')))) {
-        if (at !== null) this.time.tokens.add(at);
-        const k = `${e.namespace}/${e.name}`;
-        if (this.time.tokenAccounts.size < 10_000 || this.time.tokenAccounts.has(k)) bump(this.time.tokenAccounts, k);
-        if (e.tokenExpirationSeconds !== null) this.time.tokenTtls.set(e.tokenExpirationSeconds, (this.time.tokenTtls.get(e.tokenExpirationSeconds) ?? 0) + 1);
-      }
-      if (node !== null) this.clusterNodes.add(node);
-      return;
-    }
-    if (e.resource.length > 0) {
-      // objectRef is authoritative (RequestInfo filled it): only the query is needed, and the path only for the store.
-      if (e.subresource.length > 0) {
-        if (this.sink !== null) {
-          const parsed = parseRequestUri(e.requestURI);
-          this.sink.request({ e, input: inputIndex, resource: e.resource, apiGroup: e.apiGroup || parsed.path.apiGroup, namespace: e.namespace || parsed.path.namespace, query: parsed.query, selector: null, node });
-        }
-        if (node !== null) this.clusterNodes.add(node);
-        return; // a subresource (logs, exec, status): not a cacheable read
-      }
-      this.countRead(e, e.resource, e.apiGroup, e.namespace, e.query ?? parseRequestQuery(e.requestURI), node, inputIndex);
-      return;
-    }
-    // The URI fills in for converters that drop objectRef.
-    const parsed = parseRequestUri(e.requestURI);
-    const path = parsed.path;
-    if (path.resource.length === 0 || e.subresource.length > 0 || path.subresource.length > 0) {
-      this.sink?.request({ e, input: inputIndex, resource: path.resource, apiGroup: e.apiGroup || path.apiGroup, namespace: e.namespace || path.namespace, query: parsed.query, selector: null, node });
-      if (node !== null) this.clusterNodes.add(node);
-      return; // non-resource URL or a subresource: not a cacheable read
-    }
-    this.countRead(e, path.resource, path.apiGroup, path.namespace, parsed.query, node, inputIndex);
-  }
-
-  /** Counts a request for its client (user agent and user) on its input, within the MAX_CLIENT_INPUTS cap. */
-  private countClient(e: AuditEvent, source: number | string, at: number, listing: boolean): void {
-    const c = this.clientEntry(e.userAgent, e.username, source);
-    if (c === null) {
-      this.time.clientInputsOverflow++;
-      return;
-    }
-    c.all.add(at);
-    if (listing) (c.lists ??= this.clientSeries()).add(at);
-  }
-
-  /** The entry of a client on a source in time.clientInputs, made when new; null past MAX_CLIENT_INPUTS. */
-  private clientEntry(userAgent: string, username: string, source: number | string): ClientCounts | null {
-    const t = this.time;
-    // A memo by user agent, user and source finds the entry without building its key (a string per request cost
-    // the scan a few percent); an entry, once in clientInputs, stays the same object (mergeSnapshot merges into it).
-    let byUser = this.clientMemo.get(userAgent);
-    if (byUser === undefined) this.clientMemo.set(userAgent, (byUser = new Map()));
-    let bySource = byUser.get(username);
-    if (bySource === undefined) byUser.set(username, (bySource = new Map()));
-    let c = bySource.get(source);
-    if (c === undefined) {
-      const k = clientInputKey(source, userAgent, username);
-      c = t.clientInputs.get(k);
-      if (c === undefined) {
-        if (t.clientInputs.size >= MAX_CLIENT_INPUTS) return null;
-        c = { all: this.clientSeries(), lists: null };
-        t.clientInputs.set(k, c);
-      }
-      bySource.set(source, c);
-    }
-    return c;
-  }
-  /** user agent → user → source → its entry of time.clientInputs (a cache of it, bounded by its cap) */
-  private readonly clientMemo = new Map<string, Map<string, Map<number | string, ClientCounts>>>();
-
-  /** A per-client series: at least a minute wide, CLIENT_SERIES_BUCKETS at most. */
-  private clientSeries(): TimeSeries {
-    return new TimeSeries(Math.max(CLIENT_SERIES_MIN_MS, this.timeOptions.bucketMs), CLIENT_SERIES_BUCKETS);
-  }
-
-  /** The cluster facts of a request a filter left out: the node it speaks for, and a full list's size. */
-  private clusterFacts(e: AuditEvent): void {
-    const node = e.nodeName ?? (e.username.startsWith('system:node:') ? e.username.slice(12) : null);
-    if (node !== null) this.clusterNodes.add(node);
-    if (e.verb !== 'list' || e.returnedItems === null || e.subresource.length > 0) return;
-    const parsed = parseRequestUri(e.requestURI);
-    const resource = e.resource || parsed.path.resource;
-    if (resource.length > 0) this.noteFullList(e, resource, e.apiGroup || parsed.path.apiGroup, e.namespace || parsed.path.namespace, e.query ?? parsed.query);
-  }
-
-  /** A complete, unfiltered list of a whole resource says how many objects it has. */
-  private noteFullList(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery): void {
-    // (a trace's URL has no query: its selector, limit and continue are unknown, so it says nothing of the whole)
-    if (e.evidence === 'trace') return;
-    if (e.returnedItems === null || (q.fieldSelector ?? '').trim() !== '' || (q.labelSelector ?? '').trim() !== '' || (q.shardSelector ?? null) !== null || namespace !== '' || q.continueToken) return;
-    const total = e.returnedItems + (e.remainingItems ?? 0);
-    if (q.limit === 0 || e.remainingItems !== null || e.returnedItems < q.limit) {
-      const rk = resourceKeyOf(apiGroup, resource);
-      if ((this.fullListObjects.get(rk) ?? -1) < total) this.fullListObjects.set(rk, total);
-    }
-  }
-
-  /** A read (list, get, watch) of a resource: the groups, the time series and the full-list sizes. */
-  private countRead(e: AuditEvent, resource: string, apiGroup: string, namespace: string, q: ListQuery, node: string | null, inputIndex: number): void {
-    let sel = e.selectorKey === undefined ? describeSelectors(q.fieldSelector, q.labelSelector) : this.selectorsOf(e.selectorKey, q);
-    // A 1.36 sharded list (KEP-5866): its shards are one client, so the range is a placeholder in the shape.
-    if (q.shardSelector !== undefined && q.shardSelector !== null) sel = { ...sel, shape: sel.shape.length > 0 ? `${sel.shape} shard=<range>` : 'shard=<range>' };
-    if (node === null && sel.node !== null) node = sel.node;
-    if (node !== null) this.clusterNodes.add(node);
-    if (resource === 'nodes' && e.name.length > 0 && apiGroup === '') this.clusterNodes.add(e.name);
-    if (e.verb === 'list') this.noteFullList(e, resource, apiGroup, namespace, q);
-    if ((e.verb === 'list' || isWatchList(e.verb, q, e.code)) && e.receivedMs !== null) {
-      this.seriesIn(this.time.listsByResource as Map<string | number, TimeSeries>, resourceKeyOf(apiGroup, resource)).add(e.receivedMs);
-    }
-    this.groups.add(e, resource, apiGroup, namespace, q, sel, node, inputIndex);
-    this.sink?.request({ e, input: inputIndex, resource, apiGroup, namespace, query: q, selector: sel, node });
+    this.counts.count(e, inputIndex, this.statsOf(inputIndex));
   }
 }
-
-/** One event time into a stream's timing (a segment's, or a named apiserver's in it): the spacing since the latest
- * time before it, a gap when that spacing reaches `minGapMs`, the first and the latest time. */
-function timeStep(s: { firstT: number | null; lastT: number | null; gaps: Array<[number, number]>; spacing: SpacingHistogram }, t: number, minGapMs: number, headGaps: Array<[number, number]> | null = null): void {
-  if (s.firstT === null) s.firstT = t;
-  if (s.lastT !== null) {
-    const inc = t - s.lastT;
-    addSpacing(s.spacing, inc > 0 ? inc : 0);
-    // A gap at one of the segment's first events is kept whole: reconcile() may take it out again (replayHead),
-    // and it must not have pushed a real gap out of the longest MAX_GAPS first.
-    if (inc >= minGapMs) {
-      if (headGaps !== null) headGaps.push([s.lastT, t]);
-      else pushGap(s.gaps, s.lastT, t);
-    }
-  }
-  if (s.lastT === null || t > s.lastT) s.lastT = t;
-}
-
-/** Measures a segment's first event times again as one thread does, whose latest time at the cut was `prev`:
- * the segment measured its spacing and gaps (`own`, its list) from its own first event (it could not know
- * `prev`), so each of its first events is taken out of `spacing` and `own` as the segment measured it and put back
- * as one thread would. Once the segment's own latest time reaches `prev`, both measure alike and the replay stops.
- * When the kept times run out first (more than HEAD_TIMES events older than the cut at a segment's start: logs
- * concatenated out of order), the segment's later gaps that begin before the latest time are clipped to it, as one
- * thread clips them, but the spacing of those later events stays the segment's own: returns false then. */
-export function replayHead(prev: number, head: readonly number[], spacing: SpacingHistogram, own: Array<[number, number]>, minGapMs: number, dropped = head.length >= HEAD_TIMES): boolean {
-  let mine: number | null = null;
-  let latest = prev;
-  const added: Array<[number, number]> = [];
-  for (const t of head) {
-    if (mine !== null && mine >= latest) break;
-    if (mine !== null) {
-      const inc = t - mine;
-      spacing[spacingBin(inc > 0 ? inc : 0)]!--;
-      if (inc >= minGapMs) {
-        const i = own.findIndex(([a, b]) => a === mine && b === t);
-        if (i >= 0) own.splice(i, 1);
-      }
-    }
-    const inc = t - latest;
-    addSpacing(spacing, inc > 0 ? inc : 0);
-    if (inc >= minGapMs) added.push([latest, t]);
-    if (mine === null || t > mine) mine = t;
-    if (t > latest) latest = t;
-  }
-  const exact = mine === null || mine >= latest || !dropped;
-  if (!exact) {
-    // The rest of the segment's own gaps: one thread measures them from a latest time at least `latest`.
-    for (let i = own.length - 1; i >= 0; i--) {
-      const [a, b] = own[i]!;
-      if (a >= latest) continue;
-      if (b - latest >= minGapMs) own[i] = [latest, b];
-      else own.splice(i, 1);
-    }
-  }
-  for (const g of added) own.push(g);
-  return exact;
-}
-
-/** The kinds of etcd line that say etcd itself was slow (its disk, its raft loop), not a read. */
-export function slowKind(what: string): 'slow write' | 'slow fdatasync' | 'wal sync' | 'late heartbeat' | 'slow apply' | null {
-  if (what === 'slow write') return 'slow write';
-  if (what === 'slow request') return 'slow apply';
-  if (what === 'slow fdatasync') return 'slow fdatasync';
-  if (what === 'wal sync') return 'wal sync';
-  if (what.startsWith('leader failed to send out heartbeat on time')) return 'late heartbeat';
-  return null;
-}
-
-/** Whether an etcd read's key is of a resource and namespace the filters keep. A cluster-wide range is in no
- * namespace (as a cluster-wide list is not, on the audit side). Resources are named as --resource takes them:
- * pods, deployments.apps, widgets.example.com, or a custom resource's plural alone. */
-export function etcdKeyPasses(key: string, rangeEnd: string | null, etcdPrefix: string | null, f: Pick<FilterSpec, 'resources' | 'namespaces'>): boolean {
-  const d = describeEtcdKey(key, rangeEnd, etcdPrefix);
-  if (f.namespaces.length > 0 && (d.namespace === null || !f.namespaces.includes(d.namespace))) return false;
-  if (f.resources.length === 0) return true;
-  const rk = d.resourceKey;
-  return f.resources.some((v) => {
-    if (v === rk) return true;
-    const dot = v.indexOf('.');
-    if (dot < 0) return rk.endsWith(`/${v}`);
-    const plural = v.slice(0, dot);
-    return rk === plural || rk === `${v.slice(dot + 1)}/${plural}`;
-  });
-}
-
-/** The indexes of each slot's read and latency pairs, by slot. */
-function pairsBySlot(pairs: SlotTables['pairs']): Map<number, number[]> {
-  const bySlot = new Map<number, number[]>();
-  for (let i = 0; i < pairs.n; i++) {
-    const k = pairs.kind[i]!;
-    if (k !== PAIR_READ && k !== PAIR_LATENCY && k !== PAIR_SRCIP) continue;
-    const id = pairs.id[i]!;
-    let l = bySlot.get(id);
-    if (l === undefined) bySlot.set(id, (l = []));
-    l.push(i);
-  }
-  return bySlot;
-}
-
-/** The latency edges of the compiled aggregator (latency.ts latencyEdges2000), made once; a latency past the last
- * is counted through countRequest. */
-let slotEdges: Float64Array | null = null;
-function slotLatencyEdges(): Float64Array {
-  return (slotEdges ??= latencyEdges2000());
-}
-
-/** ScanState.admit's verdicts. */
-const DROP = 0;
-const COUNT = 1;
-const HEAD = 2;
-const HOLD = 3;
-type Admit = typeof DROP | typeof COUNT | typeof HEAD | typeof HOLD;
-
-/** Most (fieldSelector, labelSelector) descriptions remembered per scan. */
-const MAX_SELECTOR_MEMO = 100_000;
-
-/** Most restart signs kept per segment and per input. */
-const MAX_SIGNS = 1000;
-
-/** The apiserver identity lease (KEP-1965): kube-system/leases/apiserver-<hash>, kube-apiserver-<hash> in 1.26. */
-export function isIdentityLease(e: Pick<AuditEvent, 'resource' | 'namespace' | 'name'>): boolean {
-  return e.resource === 'leases' && e.namespace === 'kube-system' && (e.name.startsWith('apiserver-') || e.name.startsWith('kube-apiserver-'));
-}
-
-/** Deletes the buckets of `s` that overlap `far` and no `kept` range; true when any went. */
-function dropBuckets(s: TimeSeries, far: TimeCluster[], kept: TimeCluster[]): boolean {
-  let dropped = false;
-  for (const b of [...s.buckets.keys()]) {
-    const from = b * s.widthMs;
-    const to = from + s.widthMs;
-    if (overlapsAny(from, to, far) && !overlapsAny(from, to, kept)) {
-      s.buckets.delete(b);
-      dropped = true;
-    }
-  }
-  return dropped;
-}
-
-/** Gaps with far times at an end are joined through them: [a, stray] and [stray, b] become [a, b] (the pause the
- * plausible events show); a pause only before the first or after the last far time is dropped. */
-function bridgeGaps(gaps: Array<[number, number]>, far: TimeCluster[]): Array<[number, number]> {
-  const isFar = (t: number): boolean => overlapsAny(t, t + 1, far);
-  const out: Array<[number, number]> = [];
-  let open: number | null = null; // a plausible time just before far ones
-  for (const [a, b] of [...gaps].sort((x, y) => x[0] - y[0])) {
-    const fa = isFar(a);
-    const fb = isFar(b);
-    if (!fa && !fb) out.push([a, b]);
-    else if (!fa && fb) open = a;
-    else if (fa && !fb && open !== null) {
-      out.push([open, b]);
-      open = null;
-    }
-  }
-  return out;
-}
-
-/** The join key between audit reads and etcd ranges: etcd keys carry the group only for custom resources. */
-export function resourceKeyOf(apiGroup: string, resource: string): string {
-  return isBuiltinGroup(apiGroup) ? resource : `${apiGroup}/${resource}`;
-}
-
-// Groups served by kube-apiserver's built-in storage (key has no group). CRD groups that end in k8s.io
-// (gateway.networking.k8s.io, snapshot.storage.k8s.io) are stored with their group, so list them explicitly.
-const BUILTIN_GROUPS = new Set([
-  '', 'apps', 'batch', 'autoscaling', 'policy', 'extensions', 'admissionregistration.k8s.io', 'apiextensions.k8s.io',
-  'apiregistration.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'certificates.k8s.io', 'coordination.k8s.io',
-  'discovery.k8s.io', 'events.k8s.io', 'flowcontrol.apiserver.k8s.io', 'internal.apiserver.k8s.io', 'networking.k8s.io',
-  'node.k8s.io', 'rbac.authorization.k8s.io', 'resource.k8s.io', 'scheduling.k8s.io', 'storage.k8s.io', 'storagemigration.k8s.io',
-]);
-
-function isBuiltinGroup(g: string): boolean {
-  return BUILTIN_GROUPS.has(g);
-}
-
-

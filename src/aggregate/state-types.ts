@@ -1,6 +1,6 @@
 /*! One job: the shapes ScanState hands out and takes back (segments, snapshots, the time state, options) and the
- * keys its maps use (an apiserver named inside an input, a client on an input): what workers, parts and the
- * analysis read, apart from the counting in scan-state.ts. */
+ * keys its maps use (an apiserver named inside an input, a client on an input, a resource's join key with etcd):
+ * what workers, parts and the analysis read, apart from the counting in scan-state.ts and the aggregates beside it. */
 
 import { type AuditEvent } from '../model/audit-event.js';
 import { type ListQuery } from '../model/request-uri.js';
@@ -35,6 +35,11 @@ export interface ScanSink {
 
 /** The start of the name given to an event without an auditID. */
 export const NO_ID = '(no auditID ';
+
+/** Adds `n` to a count in a map of counts by name. */
+export const bump = (m: Map<string, number>, k: string, n = 1): void => {
+  m.set(k, (m.get(k) ?? 0) + n);
+};
 
 /** How requests without a user agent are listed among the user agents. */
 export const NO_UA = '(no user agent) ';
@@ -263,4 +268,22 @@ export interface EtcdSlowAgg {
   tookMaxMs: number | null;
   firstMs: number | null;
   lastMs: number | null;
+}
+
+/** The join key between audit reads and etcd ranges: etcd keys carry the group only for custom resources. */
+export function resourceKeyOf(apiGroup: string, resource: string): string {
+  return isBuiltinGroup(apiGroup) ? resource : `${apiGroup}/${resource}`;
+}
+
+// Groups served by kube-apiserver's built-in storage (key has no group). CRD groups that end in k8s.io
+// (gateway.networking.k8s.io, snapshot.storage.k8s.io) are stored with their group, so list them explicitly.
+const BUILTIN_GROUPS = new Set([
+  '', 'apps', 'batch', 'autoscaling', 'policy', 'extensions', 'admissionregistration.k8s.io', 'apiextensions.k8s.io',
+  'apiregistration.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'certificates.k8s.io', 'coordination.k8s.io',
+  'discovery.k8s.io', 'events.k8s.io', 'flowcontrol.apiserver.k8s.io', 'internal.apiserver.k8s.io', 'networking.k8s.io',
+  'node.k8s.io', 'rbac.authorization.k8s.io', 'resource.k8s.io', 'scheduling.k8s.io', 'storage.k8s.io', 'storagemigration.k8s.io',
+]);
+
+function isBuiltinGroup(g: string): boolean {
+  return BUILTIN_GROUPS.has(g);
 }

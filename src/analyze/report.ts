@@ -306,7 +306,7 @@ export function buildReport(state: ScanState, o: ReportOptions): ScanReport {
   if (report.metrics !== null) addMetricsMethod(report.method, report.metrics);
   addEtcdSamplingMethod(report.method, zapSampledSpans(state.etcd.zapSeconds));
   if (state.counters.timingInexact > 0) {
-    // replayHead (aggregate/scan-state.ts): a cut between threads or shards inside a long stretch of older events
+    // replayHead (aggregate/timing.ts): a cut between threads or shards inside a long stretch of older events
     const n = state.counters.timingInexact;
     report.method.estimated.push(`time gaps: at ${formatCount(n)} ${n === 1 ? 'place' : 'places'} where the input was cut for threads or shards, more than 4,096 events older than the cut came first (logs joined out of time order), so the spacing just after the cut was measured from there; -j 1 measures it exactly`);
     report.method.estimated.sort();

@@ -5,7 +5,7 @@ import { UsageError } from '../model/errors.js';
 import { AUDIT_VERBS, parseDurationFlag, parseTimeFlag } from '../aggregate/filters.js';
 import type { TimeOptions } from '../aggregate/scan-state.js';
 import { parseKubeVersion, type KubeVersion } from '../model/kube-version.js';
-import { minSplitFromEnv } from '../parallel/range-cut.js';
+import { minSplitFromEnv } from '../segment/range-cut.js';
 
 export type OutputFormat = 'table' | 'json' | 'markdown' | 'html';
 

@@ -14,7 +14,7 @@ import { availableParallelism } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { inflateThreadMin, parkInflateWorker } from '../input/inflate-thread.js';
 import { parkWorker } from '../parallel/prewarm.js';
-import { MIN_SPLIT_BYTES, minSplitFromEnv } from '../parallel/range-cut.js';
+import { MIN_SPLIT_BYTES, minSplitFromEnv } from '../segment/range-cut.js';
 
 /** Parks the workers argv looks like it will need; returns which, and the interrupt budget a scan in lanes wants
  * (below; null: V8's own), for bin/ to set with setInterruptBudget() once the CLI's bundle has loaded. */

@@ -25,7 +25,7 @@ export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 /** The bytes of a line whose newline has not come yet, held across chunks: copied (a chunk may be a pooled
  * buffer that the stream reuses), and past `maxLineBytes` only counted, its first 200 bytes kept for the message
  * (a copy: a view would keep the line alive). Shared by LineSplitter and the engine's feeder
- * (src/scan/segment.ts), so both hold a partial line alike.
+ * (src/segment/feed.ts), so both hold a partial line alike.
  *
  * The bytes go into one buffer kept from line to line (it grows to the longest line held, and one of more than
  * 4 MB is let go after it), with a byte to spare after the line: the engine's feeder writes the newline there.

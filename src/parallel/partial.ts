@@ -14,8 +14,9 @@ import { findCopies, fingerprintTotal, type SkipWindows } from '../aggregate/fin
 import type { FilterSpec } from '../aggregate/filters.js';
 import type { KubeVersion } from '../model/kube-version.js';
 import type { Source, SourceProblem } from '../input/sources.js';
-import { isMustGatherMetadata, latestTimeBefore, lineEndAfter, readSourceSegment, sniffCsv, sniffDocumentMode, type InputFailure } from '../scan/scan.js';
-import { newSegmentFeeder } from '../scan/segment.js';
+import { isMustGatherMetadata, readSourceSegment, sniffCsv, sniffDocumentMode, type InputFailure } from '../segment/source.js';
+import { latestTimeBefore, lineEndAfter } from '../segment/cut.js';
+import { newSegmentFeeder } from '../segment/feed.js';
 import { describeFsError } from '../input/sources.js';
 import { InputError, UsageError } from '../model/errors.js';
 import { fromJson, toJson } from './codec.js';
@@ -297,7 +298,7 @@ export async function makePartial(r: PartialRun): Promise<{ lines: string[]; fai
     let result: SegmentResult;
     let identity: string;
     if (p.whole) {
-      const err = await readSourceSegment(src, state, p.input, key, { etcdPrefix: c.etcdPrefix, stdin: r.stdin, onSkip: null, maxLineBytes });
+      const err = await readSourceSegment(src, state, p.input, key, { stdin: r.stdin, maxLineBytes });
       result = state.endSegment(false);
       if (err !== null) failures.push({ name: src.name, message: err });
       identity = (await fileIdentity(src.path!, 0, src.sizeBytes!)) ?? 'unreadable';

@@ -7,14 +7,14 @@
  * of the 1 GB bench scan's peak RSS. A gzip file or stdin keeps `threads` workers: there the main thread inflates,
  * cuts and posts the chunks, and is the busiest thread of the scan. A file starts as one range a lane; a lane that
  * is free, with no range queued, cuts the range with the most left to read about half-way through what is left
- * (range-cut.ts), so that lanes that started late or read slower (the main thread's also reconciles) end
+ * (segment/range-cut.ts), so that lanes that started late or read slower (the main thread's also reconciles) end
  * together, at the cost of a segment's edges only where a cut was needed. */
 
 import type { Worker } from 'node:worker_threads';
 import type { ScanState, SegmentResult, StateSnapshot, TimeOptions } from '../aggregate/scan-state.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 import { startWorker, takeParkedWorker } from './prewarm.js';
-import { claimedAndEnd, cutAt, newRangeCut, unclaimed } from './range-cut.js';
+import { claimedAndEnd, cutAt, newRangeCut, unclaimed } from '../segment/range-cut.js';
 
 /** Chunk buffers kept for reuse (at most QUEUED_CHUNKS a worker are in flight, and a worker hands one back as the
  * main thread fills the next). */
@@ -32,15 +32,15 @@ const QUEUED_CHUNKS = 4;
 
 type RangeMessage = Extract<ToWorker, { t: 'range' }>;
 
-/** How the ranges of one file may be cut when a lane runs out of work (range-cut.ts): the least a lane must have
- * left to be cut (a cut costs a segment's edges), and where the line that `at` falls in ends, with the latest time
- * before it (scan.ts readParallel: the file is open until its ranges are read). */
+/** How the ranges of one file may be cut when a lane runs out of work (segment/range-cut.ts): the least a lane must
+ * have left to be cut (a cut costs a segment's edges), and where the line that `at` falls in ends, with the latest
+ * time before it (scan/scan.ts readParallel: the file is open until its ranges are read). */
 export interface RangeCutter {
   minBytes: number;
   align(at: number): Promise<{ at: number; beforeMs: number | null } | null>;
 }
 
-/** The main thread's lane: reads a range into a ScanState of its own (src/scan/segment.ts scanRange), as a worker
+/** The main thread's lane: reads a range into a ScanState of its own (src/segment/feed.ts scanRange), as a worker
  * does. */
 export interface LocalLane {
   range(m: RangeMessage): Promise<SegmentResult>;

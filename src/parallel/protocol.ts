@@ -1,6 +1,6 @@
 /*! Messages between the main thread and scan workers (structured clone keeps Maps and Sets). */
 
-import type { RangeCut } from './range-cut.js';
+import type { RangeCut } from '../segment/range-cut.js';
 import type { SegmentResult, StateSnapshot, TimeOptions } from '../aggregate/scan-state.js';
 
 export type ToWorker =

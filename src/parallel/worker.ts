@@ -1,10 +1,10 @@
 /*! Worker thread: reads segments (a byte range of a file, or a newline-aligned chunk of a stream) into its own
  * ScanState and posts each segment's result, then its aggregates at the end. Runs the same line code as the
- * single-threaded path (scan.ts feedSegment), so results do not depend on the thread count. */
+ * single-threaded path (segment/feed.ts newSegmentFeeder), so results do not depend on the thread count. */
 
 import { parentPort } from 'node:worker_threads';
 import { ScanState, type SegmentResult } from '../aggregate/scan-state.js';
-import { newSegmentFeeder, scanRange } from '../scan/segment.js';
+import { newSegmentFeeder, scanRange } from '../segment/feed.js';
 import { loadEngine } from '../decode/engine/engine.js';
 import type { ToWorker, FromWorker } from './protocol.js';
 

@@ -11,8 +11,9 @@ import type { Readable } from 'node:stream';
 import { ScanState, type SuspendedSegment } from '../aggregate/scan-state.js';
 import { followFile, type FollowEvent } from '../input/follow.js';
 import { openRaw, readBytes, type Source } from '../input/sources.js';
-import { sniffCsv, sniffDocumentMode, readOneSource } from './scan.js';
-import { newSegmentFeeder } from './segment.js';
+import { readOneSource } from './scan.js';
+import { sniffCsv, sniffDocumentMode } from '../segment/source.js';
+import { newSegmentFeeder } from '../segment/feed.js';
 import { promises as fsp } from 'node:fs';
 
 export interface FollowReadOptions {

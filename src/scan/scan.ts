@@ -1,36 +1,24 @@
-/*! The scan driver: reads each source (line mode or document mode, gzip or not) into one ScanState.
- * Sniffs the first bytes to choose the mode; decodes lines as UTF-8 and counts the ones it had to repair. */
+/*! The scan driver: reads each source (line mode or document mode, gzip or not) into one ScanState, on this
+ * thread (segment/source.ts) or cut into segments for the lanes and workers (parallel/pool.ts): a big plain file by
+ * byte ranges, a gzip or stdin stream by chunks (segment/cut.ts finds where). */
 
 import type { Readable } from 'node:stream';
-import { ScanState, type InputStats, type SegmentResult, type SkipListener } from '../aggregate/scan-state.js';
-import type { createDocumentReader } from '../input/json-document.js';
-import { DEFAULT_MAX_LINE_BYTES, leadingBytes, LineSplitter } from '../input/lines.js';
-import { closeSync, openSync, promises as fsp, readSync } from 'node:fs';
+import { ScanState, type InputStats, type SkipListener } from '../aggregate/scan-state.js';
+import { DEFAULT_MAX_LINE_BYTES, leadingBytes } from '../input/lines.js';
+import { promises as fsp, readSync } from 'node:fs';
 import { describeFsError, openRaw, readAhead, readBytes, type Source } from '../input/sources.js';
 import type { LocalLane, RangeCutter, ScanPool } from '../parallel/pool.js';
-import { parseTimestampMs } from '../decode/time.js';
-import { logsInsightsColumn } from '../decode/csv.js';
-import { basename } from 'node:path';
-import { MUST_GATHER_METADATA } from '../decode/json-shape.js';
 import { loadEngine } from '../decode/engine/engine.js';
 import { dropParked } from '../input/parked.js';
-import { MIN_SPLIT_BYTES } from '../parallel/range-cut.js';
-import { EngineFeeder, newSegmentFeeder, readIntoEngine, scanRange } from './segment.js';
+import { MIN_SPLIT_BYTES } from '../segment/range-cut.js';
+import { scanRange } from '../segment/feed.js';
+import { continuesInNextLine, continuesKlogRecord, latestTimeBefore, latestTimeIn, lineEndAfter, LOOK_BEHIND_BYTES, MAX_KLOG_SKIP, splitPoints } from '../segment/cut.js';
+import { destroyOnAbort, isMustGatherMetadata, plainLines, readChunks, readMetadata, readOne, sniffCsv, sniffDocumentMode, type InputFailure, type SourceReadOptions } from '../segment/source.js';
 
 /** Options of the reading stage. */
-export interface ReadOptions {
+export interface ReadOptions extends SourceReadOptions {
   etcdPrefix: string | null;
-  stdin: Readable;
   onSkip: SkipListener | null;
-  /** called with bytes read so far, for progress display */
-  onProgress?: (source: Source, bytes: number) => void;
-  /** called with each number of bytes read (by any thread), for the progress bar */
-  onBytes?: (n: number) => void;
-  maxLineBytes?: number;
-  /** aborted by SIGINT: stop reading (also a read waiting on a terminal or a quiet pipe) and report what was read */
-  signal?: AbortSignal;
-  /** set by SIGINT: stop reading and report what was read (derived from `signal` when not given) */
-  shouldStop?: () => boolean;
   /** worker threads for big plain files and for gzip or stdin streams; 1 = read on this thread */
   threads?: number;
   /** files below this size are read on this thread (workers cost ~30 ms to start); default MIN_SPLIT_BYTES */
@@ -42,111 +30,6 @@ export interface ReadOptions {
 /** Size of the chunks a gzip or stdin stream is cut into for workers (or the split threshold, if smaller:
  * tests lower both with AUDIT_SCAN_MIN_SPLIT_BYTES to cut small streams). */
 const STREAM_CHUNK_BYTES = 8 << 20;
-
-/** How far before a cut latestTimeIn() looks. */
-const LOOK_BEHIND_BYTES = 64 << 10;
-// The time a scan orders events by: stageTimestamp (legacy: timestamp), else requestReceivedTimestamp.
-const STAGE_TIME = /\\?"(?:stageTimestamp|timestamp)\\?"\s*:\s*\\?"([^"\\]{10,40})/g;
-const RECEIVED_TIME = /\\?"requestReceivedTimestamp\\?"\s*:\s*\\?"([^"\\]{10,40})/g;
-
-/** The latest audit event time in the last 64 KB of `b`: when the segment that starts after `b` began, for its
- * head and its gaps (ScanState.beginSegment). Also finds the fields of events wrapped in a JSON string (AKS,
- * CloudWatch). */
-export function latestTimeIn(b: Uint8Array): number | null {
-  const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1', Math.max(0, b.byteLength - LOOK_BEHIND_BYTES));
-  return maxTime(text, STAGE_TIME) ?? maxTime(text, RECEIVED_TIME);
-}
-
-function maxTime(text: string, re: RegExp): number | null {
-  let max: number | null = null;
-  for (const m of text.matchAll(re)) {
-    const t = parseTimestampMs(m[1]);
-    if (t !== null && (max === null || t > max)) max = t;
-  }
-  return max;
-}
-
-/** An input that failed part-way; what was read before the failure is kept. */
-export interface InputFailure {
-  name: string;
-  message: string;
-}
-
-/** Decides line mode vs document mode from the start of a source. Pretty-printed JSON opens with a line
- * that is not a complete JSON value and ends in "{", "[", "," or ":". */
-export function sniffDocumentMode(head: Buffer): boolean {
-  let i = 0;
-  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) i = 3;
-  while (i < head.length && (head[i] === 32 || head[i] === 9 || head[i] === 10 || head[i] === 13)) i++;
-  if (i >= head.length || (head[i] !== 123 && head[i] !== 91)) return false;
-  // "[" then a word is a prefix ("[pod/kube-apiserver-m1/kube-apiserver] I1130 … Trace[1]: … (total time: 700ms):"),
-  // not an array: a JSON array goes on with a value, a space or its end
-  if (head[i] === 91 && i + 1 < head.length && !/^[\s{["\]\d-]/.test(String.fromCharCode(head[i + 1]!))) return false;
-  const nl = head.indexOf(10, i);
-  if (nl < 0) return false;
-  const first = head.toString('utf8', i, nl).trim();
-  const last = first[first.length - 1];
-  if (last !== '{' && last !== '[' && last !== ',' && last !== ':') return false;
-  try {
-    JSON.parse(first);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-/** The @message column when the first line of `head` is a CloudWatch Logs Insights CSV header, else null. */
-export function sniffCsv(head: Uint8Array): number | null {
-  const b = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 4096));
-  const nl = b.indexOf(10);
-  return logsInsightsColumn(b.toString('utf8', 0, nl < 0 ? b.length : nl));
-}
-
-/** Files of an OpenShift must-gather that describe it and hold no log: counted as such, never as skipped. */
-export function isMustGatherMetadata(name: string): boolean {
-  const b = basename(name);
-  return b === 'timestamp' || b === 'must-gather.logs' || b.endsWith('.audit_logs_listing') || b === 'event-filter.html';
-}
-
-/** Longest line part a container runtime writes (16 KiB, plus its prefix): a split line's part is never longer. */
-const MAX_PART_BYTES = 20 << 10;
-// A CRI line that continues in the next: "<RFC 3339> stdout|stderr P ".
-const CRI_PARTIAL = /^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) P /;
-// The end of a Docker json-file record; without the escaped \n before it, the record is a part of a line.
-const DOCKER_TAIL = /(\\n)?","stream":"(?:stdout|stderr)","time":"[^"]*"\}\r?$/;
-
-// A line that goes on a klog record of the apiserver's log: a trace block's next line (klog writes it without a
-// header), or a line of a multi-line value (`key=<`, then lines after a tab, then " >"), after a CRI prefix or not.
-// A trace block's first line too: a request's trace follows its storage trace (a block of its own before 1.26),
-// and the two are read together (apiserver-log-reader.ts storageOf).
-const KLOG_CONTINUATION = /^(?:\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) [FP] )?(?:Trace\[\d+\]: |\t| >|[IWEF]\d{4} [\d:.]+\s+\d+ trace\.go:\d+\] Trace\[|\{"ts":[\d.e+]+,"caller":"trace\/trace\.go)/;
-// the same after any wrapper's prefix (journald, syslog, kubectl --prefix, stern, minikube's "* ", a leading space),
-// and the rest of an old httplog line a terminal wrapped ("934785: (444.045µs) 400 [kube-controller-manager/…")
-const KLOG_CONTINUATION_WRAPPED = /^.{0,120}?(?<=^|[\s\]:*])(?:Trace\[\d+\]: |[IWEF]\d{4} [\d:.]+\s+\d+ trace\.go:\d+\] Trace\[)|^\S*: \([^)\s]+\) \d{3} \[/;
-
-/** How far a cut moves on to keep a klog record (a trace block) whole, at most. */
-const MAX_KLOG_SKIP = 4 << 20;
-
-/** Whether the line that starts at `at` of `b` goes on the klog record before it: null when `b` ends too soon to
- * tell. A cut is never made before such a line, so a trace block is read whole by one lane. */
-export function continuesKlogRecord(b: Uint8Array, at: number): boolean | null {
-  const end = Math.min(b.length, at + 128);
-  const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1', at, end);
-  if (KLOG_CONTINUATION.test(text) || KLOG_CONTINUATION_WRAPPED.test(text)) return true;
-  // too few bytes to rule out a prefix or a "Trace[" not yet whole
-  if (end === b.length && end - at < 128) return null;
-  return false;
-}
-
-/** true when the line [start, end) of `b` is the first part of a line a runtime split (it goes on in the next
- * line): a cut between them would hand the two parts to different threads. */
-export function continuesInNextLine(b: Uint8Array, start: number, end: number): boolean {
-  if (end - start > MAX_PART_BYTES + 512) return false;
-  const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-  if (CRI_PARTIAL.test(buf.toString('latin1', start, Math.min(end, start + 64)))) return true;
-  const tail = DOCKER_TAIL.exec(buf.toString('latin1', Math.max(start, end - 160), end));
-  return tail !== null && tail[1] === undefined;
-}
 
 /** Reads every source into `state`. Returns the inputs that failed (unreadable, corrupt gzip). */
 export async function readSources(sources: Source[], state: ScanState, o: ReadOptions): Promise<InputFailure[]> {
@@ -232,23 +115,6 @@ export async function readOneSource(src: Source, state: ScanState, o: { stdin: R
   return failures;
 }
 
-/** Reads a whole source as one segment of input `inputIndex`, begun with `key` and left open for the caller to
- * end (a partial result keeps its SegmentResult: src/parallel/partial.ts). Returns the message of a failure
- * part-way (recorded on the segment's counts, what was read before it kept), or null. */
-export async function readSourceSegment(src: Source, state: ScanState, inputIndex: number, key: string, o: ReadOptions): Promise<string | null> {
-  const inp = state.beginSegment(inputIndex, src.name, key);
-  inp.fileTimeMs = src.mtimeMs ?? null;
-  try {
-    if (src.path !== null && isMustGatherMetadata(src.name)) await readMetadata(src, state, o);
-    else await readOne(src, state, o, () => (inp.gzip = true), (mode) => (inp.format = mode));
-    return null;
-  } catch (err) {
-    const message = describeFsError(err);
-    inp.error = message;
-    return message;
-  }
-}
-
 /** Reads a source as one segment on this thread; a failure (unreadable, corrupt gzip) is recorded on the input
  * and in `failures`, and what was read before it is kept. */
 async function readSingle(src: Source, state: ScanState, failures: InputFailure[], body: (inp: InputStats) => Promise<void>, signal?: AbortSignal): Promise<void> {
@@ -286,7 +152,7 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
         return readStreamParallel(src, state, o, getPool, failures, minSplit);
       }
       const pool = await getPool();
-      // One range a lane; a lane that runs out of work cuts the range with the most left (src/parallel/range-cut.ts)
+      // One range a lane; a lane that runs out of work cuts the range with the most left (src/segment/range-cut.ts)
       const bounds = splitPoints(fh.fd, src.sizeBytes, pool.size);
       const size = src.sizeBytes;
       // (the ranges are queued before any cut is made, and cuts are made one at a time: one buffer will do)
@@ -325,78 +191,6 @@ async function readParallel(src: Source, state: ScanState, o: ReadOptions, getPo
     }
   }
   return readStreamParallel(src, state, o, getPool, failures, minSplit);
-}
-
-/** The latest event time in the LOOK_BEHIND_BYTES of a file before `at` (read into `buf`), as a range that starts
- * at `at` is handed it (ScanState.beginSegment): a lane's range, a cut (`readParallel`), a `partial` piece. */
-export function latestTimeBefore(fd: number, at: number, buf: Buffer = Buffer.alloc(LOOK_BEHIND_BYTES)): number | null {
-  const from = Math.max(0, at - LOOK_BEHIND_BYTES);
-  const bytesRead = readSync(fd, buf, 0, at - from, from);
-  return latestTimeIn(buf.subarray(0, bytesRead));
-}
-
-/** Byte offsets that cut a file into about `parts` ranges, each boundary just after a newline. */
-function splitPoints(fd: number, size: number, parts: number): number[] {
-  const out = [0];
-  for (let i = 1; i < parts; i++) out.push(lineEndAfter(fd, Math.max(Math.floor((size * i) / parts), out[out.length - 1]!), size));
-  out.push(size);
-  return out;
-}
-
-/** The offset just after the first newline at or after `pos` (`size` when there is none) that does not end the
- * first part of a line a container runtime split: a cut there hands both parts of no line to different lanes (or
- * to different `partial` pieces: src/parallel/partial.ts). */
-export function lineEndAfter(fd: number, pos: number, size: number): number {
-  const buf = Buffer.alloc(1 << 16);
-  const start = pos;
-  for (;;) {
-    const bytesRead = readSync(fd, buf, 0, buf.length, pos);
-    if (bytesRead === 0) return size;
-    const nl = buf.subarray(0, bytesRead).indexOf(10);
-    if (nl >= 0) {
-      pos += nl + 1;
-      // Never between the parts of a line a container runtime split: look at the line that ends here.
-      if (endsInPart(fd, pos - 1)) continue;
-      // Nor inside a klog record of several lines (a trace block): look at the line that starts here.
-      // (at most MAX_KLOG_SKIP past the cut asked for: a log of traces alone is still cut)
-      if (pos < size && pos - start < MAX_KLOG_SKIP && nextLineContinuesKlog(fd, pos)) continue;
-      return Math.min(pos, size);
-    }
-    pos += bytesRead;
-  }
-}
-
-/** true when the line at `pos` of a file goes on the klog record before it (continuesKlogRecord). */
-function nextLineContinuesKlog(fd: number, pos: number): boolean {
-  const w = Buffer.alloc(128);
-  const n = readSync(fd, w, 0, 128, pos);
-  return continuesKlogRecord(w.subarray(0, n), 0) === true;
-}
-
-/** true when the line that ends at the newline at `nl` is the first part of a split line. */
-export function endsInPart(fd: number, nl: number): boolean {
-  const from = Math.max(0, nl - MAX_PART_BYTES - 512);
-  const w = Buffer.alloc(nl - from);
-  const bytesRead = readSync(fd, w, 0, w.length, from);
-  const start = w.subarray(0, bytesRead).lastIndexOf(10) + 1;
-  if (start === 0 && from > 0) return false; // a line longer than any part
-  return continuesInNextLine(w, start, bytesRead);
-}
-
-/** Counts the lines of a file that describes a must-gather (its timestamp, its listings): no event in it. */
-async function readMetadata(src: Source, state: ScanState, o: ReadOptions): Promise<void> {
-  const raw = openRaw(src, o.stdin);
-  try {
-    const splitter = new LineSplitter(
-      () => state.addOtherLine(MUST_GATHER_METADATA),
-      () => state.addOtherLine(MUST_GATHER_METADATA),
-      o.maxLineBytes,
-    );
-    for await (const chunk of readBytes(raw, () => {}, src.path !== null)) splitter.push(chunk);
-    splitter.end();
-  } finally {
-    raw.destroy();
-  }
 }
 
 /** Whether a gzip stream is cut for scan workers: not at 2 threads, where zlib inflates on one (src/input/
@@ -600,160 +394,3 @@ async function* prepend(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenera
   }
 }
 
-async function readOne(src: Source, state: ScanState, o: ReadOptions, onGzip: () => void, onMode: (m: 'lines' | 'documents') => void): Promise<void> {
-  // a regular file (sizeBytes is known only for one): a FIFO or a device is read as a stream, which does not block
-  if (src.path !== null && src.sizeBytes !== null && plainFile(src.path)) {
-    if (await readPlainIntoEngine(src.path, src, state, o)) return;
-    await readChunks(src, state, o, plainFileChunks(src.path), onMode);
-    return;
-  }
-  const raw = openRaw(src, o.stdin);
-  const unhook = destroyOnAbort(raw, o.signal);
-  try {
-    // readChunks() copies what it keeps of a chunk before it asks for the next: zlib may write into it again
-    await readChunks(src, state, o, readBytes(raw, onGzip, src.path !== null, undefined, { recycle: { on: true }, path: src.path ?? undefined }), onMode);
-  } finally {
-    unhook();
-    if (src.path !== null) raw.destroy();
-  }
-}
-
-/** A plain file of lines for the engine: its first MB sniffed as readChunks() sniffs its first read (CSV and JSON
- * documents are left to it, and an empty file), then read whole into the engine's input (readIntoEngine). Returns
- * false when the file is not for this path. */
-async function readPlainIntoEngine(path: string, src: Source, state: ScanState, o: ReadOptions): Promise<boolean> {
-  const engine = state.engine;
-  if (engine === null) return false;
-  const fd = openSync(path, 'r');
-  try {
-    // (sniffed where the lines will go: the engine's input; readIntoEngine reads them again from the start)
-    const win = engine.inputWindow();
-    const first = win.subarray(0, readSync(fd, win, 0, win.length, 0));
-    if (first.length === 0 || !plainLines(first)) return false;
-    const feed = newSegmentFeeder(state, true, o.maxLineBytes);
-    if (!(feed instanceof EngineFeeder)) return false;
-    let bytes = 0;
-    const onRead = (n: number): void => {
-      bytes += n;
-      o.onProgress?.(src, bytes);
-      o.onBytes?.(n);
-    };
-    try {
-      await readIntoEngine(fd, feed, engine, 0, (at, want) => at + want, onRead, () => o.shouldStop?.() ?? false);
-    } finally {
-      feed.end();
-    }
-    return true;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Whether a stream's or file's first read (up to 1 MB) is lines, as readChunks() takes it: neither a CSV export
- * nor JSON documents. */
-function plainLines(first: Buffer): boolean {
-  return sniffCsv(first) === null && !sniffDocumentMode(first.subarray(0, 1 << 16));
-}
-
-/** true when the file at `path` opens and does not begin with gzip's magic (a file that does not open is read
- * as a stream, which reports why). */
-function plainFile(path: string): boolean {
-  let fd: number | null = null;
-  try {
-    fd = openSync(path, 'r');
-    const head = Buffer.alloc(2);
-    const n = readSync(fd, head, 0, 2, 0);
-    return !(n === 2 && head[0] === 0x1f && head[1] === 0x8b);
-  } catch {
-    return false;
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
-}
-
-/** A plain file's bytes, read synchronously into one buffer of 1 MB that each chunk reuses: readChunks' line path
- * copies what it keeps before it asks for the next (the engine its input, a held part of a line its bytes, a line
- * its string), and the document path copies each chunk. A stream's reads went through the thread pool and left a
- * new 1 MB buffer a read, which kept the garbage collector busy on large files. The event loop gets a turn every
- * 16 MB (Ctrl-C, the progress line). */
-async function* plainFileChunks(path: string): AsyncGenerator<Buffer> {
-  const fd = openSync(path, 'r');
-  const buf = Buffer.allocUnsafe(1 << 20);
-  try {
-    for (let turn = 1; ; turn++) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) return;
-      yield buf.subarray(0, n);
-      if (turn % 16 === 0) await new Promise<void>((r) => setImmediate(r));
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** On abort (SIGINT), destroys the stream so a read parked on a terminal or a silent pipe returns at once. */
-function destroyOnAbort(raw: Readable, signal: AbortSignal | undefined): () => void {
-  if (signal === undefined) return () => {};
-  const stop = (): void => {
-    raw.destroy();
-  };
-  if (signal.aborted) stop();
-  signal.addEventListener('abort', stop, { once: true });
-  return () => signal.removeEventListener('abort', stop);
-}
-
-/** The single-threaded reader: sniffs the mode from the first chunk, then feeds lines or documents. */
-async function readChunks(src: Source, state: ScanState, o: ReadOptions, chunks: AsyncIterable<Buffer> | AsyncIterator<Buffer>, onMode: (m: 'lines' | 'documents') => void): Promise<void> {
-  let bytes = 0;
-  let feeder: ReturnType<typeof newSegmentFeeder> | null = null;
-  let doc: ReturnType<typeof createDocumentReader> | null = null;
-  let docLines = 0;
-  let lastByte = 10;
-  let first = true;
-  const iterable: AsyncIterable<Buffer> = Symbol.asyncIterator in chunks ? (chunks as AsyncIterable<Buffer>) : { [Symbol.asyncIterator]: () => chunks as AsyncIterator<Buffer> };
-  try {
-    for await (const chunk of iterable) {
-      bytes += chunk.length;
-      o.onProgress?.(src, bytes);
-      o.onBytes?.(chunk.length);
-      if (first) {
-        first = false;
-        const csv = sniffCsv(chunk);
-        if (csv === null && sniffDocumentMode(chunk.subarray(0, 1 << 16))) {
-          onMode('documents');
-          // loaded here, not with the scan: stream-json is for documents only
-          doc = (await import('../input/json-document.js')).createDocumentReader((where, v, key) => state.addDocumentValue(where, v, key));
-        } else {
-          if (csv !== null) state.setCsv(csv);
-          feeder = newSegmentFeeder(state, true, o.maxLineBytes);
-        }
-      }
-      if (chunk.length > 0) lastByte = chunk[chunk.length - 1]!;
-      if (doc !== null) {
-        docLines += countNewlines(chunk);
-        await doc.write(Buffer.from(chunk)); // the parser may hold it; the reader may reuse it
-      } else {
-        feeder!.push(chunk);
-      }
-      if (o.shouldStop?.()) break;
-    }
-  } finally {
-    if (doc !== null) {
-      const tail = await doc.end();
-      if (tail !== null) state.skipDocumentTail('end', tail);
-      state.setDocumentLines(docLines + (lastByte === 10 ? 0 : 1));
-    } else {
-      feeder?.end();
-    }
-  }
-}
-
-function countNewlines(b: Buffer): number {
-  let n = 0;
-  let i = b.indexOf(10);
-  while (i >= 0) {
-    n++;
-    i = b.indexOf(10, i + 1);
-  }
-  return n;
-}

@@ -1,8 +1,9 @@
-// A segment's first event times measured again at reconcile (replayHead, src/aggregate/scan-state.ts): the gaps
+// A segment's first event times measured again at reconcile (replayHead, src/aggregate/timing.ts): the gaps
 // and spacing of one input cut into segments (threads, shards) equal one segment's, whatever the times around the
 // cut. Events are fed to real ScanStates; one reads the input whole, the other in two segments cut at `cut`.
 import { describe, expect, it } from 'vitest';
-import { HEAD_TIMES, replayHead, ScanState } from '../../src/aggregate/scan-state.js';
+import { HEAD_TIMES, ScanState } from '../../src/aggregate/scan-state.js';
+import { replayHead } from '../../src/aggregate/timing.js';
 import { addSpacing, newSpacingHistogram } from '../../src/aggregate/gaps.js';
 import { NO_FILTER } from '../../src/aggregate/filters.js';
 import type { AuditEvent } from '../../src/model/audit-event.js';

@@ -1,4 +1,4 @@
-// How a path is read: a regular file synchronously into one reused buffer (scan.ts plainFileChunks), a gzip file,
+// How a path is read: a regular file synchronously into one reused buffer (segment/source.ts plainFileChunks), a gzip file,
 // a named pipe or a device as a stream (a gzip file's compressed bytes read by the inflate thread itself, a pipe's
 // not: it has no offsets). The pipe case matters because opening a FIFO blocks until a writer comes:
 // the scan must wait for it without blocking, and must not close it on the writer after a peek.

@@ -1,10 +1,10 @@
-// A range one lane reads and another cuts (src/parallel/range-cut.ts): the rules, one step at a time, and then a
+// A range one lane reads and another cuts (src/segment/range-cut.ts): the rules, one step at a time, and then a
 // real worker claiming reads while this thread cuts, where every byte must be read by exactly one side.
 import { describe, expect, it } from 'vitest';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { claim, claimedAndEnd, close, cutAt, newRangeCut, unclaimed } from '../../src/parallel/range-cut.js';
+import { claim, claimedAndEnd, close, cutAt, newRangeCut, unclaimed } from '../../src/segment/range-cut.js';
 import { ROOT } from '../support.js';
 
 describe('range-cut: claims and cuts', () => {
@@ -64,7 +64,7 @@ describe('range-cut: a worker claims while this thread cuts', () => {
     const LEN = 400;
     const cuts = Array.from({ length: ROUNDS }, () => newRangeCut(0, LEN, true));
     const go = new Int32Array(new SharedArrayBuffer(ROUNDS * 4));
-    const url = pathToFileURL(join(ROOT, 'dist/parallel/range-cut.js')).href;
+    const url = pathToFileURL(join(ROOT, 'dist/segment/range-cut.js')).href;
     const src = `
       const { parentPort, workerData } = require('node:worker_threads');
       import(${JSON.stringify(url)}).then(({ claim, close }) => {

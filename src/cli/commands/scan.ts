@@ -18,7 +18,7 @@ import { findCopies, fingerprintTotal, newFingerprint } from '../../aggregate/fi
 import { filteredAway, formatCount, nothingRead } from '../../analyze/report.js';
 import { safeText } from '../../render/text-safety.js';
 import { attachEngine } from '../../decode/engine/engine.js';
-import type { InputFailure } from '../../scan/scan.js';
+import type { InputFailure } from '../../segment/source.js';
 
 /** The result of a scan: what to print and how it went. */
 export interface ScanOutcome {

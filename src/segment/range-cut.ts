@@ -11,7 +11,7 @@
  * the part cut away, and its next claim stops at the cut (a line's end: the caller finds it). */
 
 /** A plain file at least this big is cut into ranges for the lanes, and a range with at least this much left to
- * read is cut for a lane that runs out; streams are cut in chunks of at most this (scan.ts). */
+ * read is cut for a lane that runs out; streams are cut in chunks of at most this (scan/scan.ts). */
 export const MIN_SPLIT_BYTES = 32 << 20;
 
 /** The split size AUDIT_SCAN_MIN_SPLIT_BYTES sets (tests cut small files), or undefined; read by the CLI's options

@@ -1,14 +1,14 @@
-/*! One segment of an input: a byte range read into a ScanState (`scanRange`, what a scan lane runs, the worker's and
- * the main thread's), and the feeders that hand a segment's lines to the state: through the compiled engine
- * (`EngineFeeder`, reading straight into its input window) or line by line (`LineSplitter`). Apart from scan.ts so
- * that a scan worker loads this and what it needs, not the stream, gzip and JSON-document readers of the inputs. */
+/*! One job: a segment's lines fed to a ScanState, and a byte range read as one segment (`scanRange`, what a scan
+ * lane runs, the worker's and the main thread's): the feeders go through the compiled engine (`EngineFeeder`,
+ * reading straight into its input window) or line by line (`LineSplitter`). Apart from source.ts so that a scan
+ * worker loads this and what it needs, not the stream, gzip and JSON-document readers of the inputs. */
 
 import { isUtf8 } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { ScanState, SegmentResult } from '../aggregate/scan-state.js';
 import { DEFAULT_MAX_LINE_BYTES, HeldLine, LineSplitter } from '../input/lines.js';
 import type { LineEngine } from '../decode/engine/engine.js';
-import { claim, close as closeCut, type RangeCut } from '../parallel/range-cut.js';
+import { claim, close as closeCut, type RangeCut } from './range-cut.js';
 
 /** A byte range [start, end) of a file, read as one segment of input `inputIndex` by a scan lane (a worker, or
  * the main thread's lane in src/parallel/pool.ts). */
@@ -23,7 +23,7 @@ export interface RangeTask {
   /** no segment of the input follows: the result needs no tail */
   lastOfInput: boolean;
   beforeMs: number | null;
-  /** the range's shared state when another lane may cut it short (src/parallel/range-cut.ts) */
+  /** the range's shared state when another lane may cut it short (range-cut.ts) */
   cut?: RangeCut;
 }
 
@@ -36,7 +36,7 @@ export interface RangeTask {
 export async function scanRange(state: ScanState, r: RangeTask, maxLineBytes: number | undefined, buf: Buffer, stopped: () => boolean, progress: (bytes: number) => void): Promise<SegmentResult> {
   state.beginSegment(r.inputIndex, r.name, `w${r.seq}`, r.beforeMs);
   const feed = newSegmentFeeder(state, r.firstOfInput, maxLineBytes);
-  // a range another lane may cut short (src/parallel/range-cut.ts) claims each read; a fixed one ends at r.end
+  // a range another lane may cut short (range-cut.ts) claims each read; a fixed one ends at r.end
   const cut = r.cut ?? null;
   const limit = cut === null ? (at: number, want: number): number => Math.min(at + want, r.end) : (at: number, want: number): number => claim(cut, at, want);
   let reached = r.start;
