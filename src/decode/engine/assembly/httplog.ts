@@ -5,6 +5,7 @@ import { SCRATCH, SCRATCH_CAP, ID_EMPTY, intern } from './regions';
 import { R_STAGE, R_VERB, R_UA, R_RESOURCE, R_GROUP, R_NS, R_SUB, R_NAME_P, R_NAME_L, R_ID_P, R_ID_L, R_URI_P, R_URI_L, R_CODE, O_RECEIVED, O_STAGE_T, rec, setI } from './record';
 import { pos, lineEnd, scratchPos, setScratchPos, asciiIs, digits, findByte, bytesAre } from './bytes';
 import { parseQuery } from './query';
+import { civilMs } from './members';
 
 // ---- kube-apiserver's own log: httplog's line (-v>=3) -------------------------------------------------
 //
@@ -30,17 +31,6 @@ export function setKlogClock(nowMs: f64, nowYear: i32, year: f64): void {
   klogNowMs = nowMs;
   klogNowYear = nowYear;
   klogYear = year;
-}
-
-/** Date.UTC(y, mo - 1, dd) for a month 1-12 and a day 1-31 (a day past the month's end rolls over, as Date.UTC). */
-function civilMs(y: i32, mo: i32, dd: i32): f64 {
-  const yy = mo <= 2 ? y - 1 : y;
-  const era = (yy >= 0 ? yy : yy - 399) / 400;
-  const yoe = yy - era * 400;
-  const mp = mo > 2 ? mo - 3 : mo + 9;
-  const doy = (153 * mp + 2) / 5;
-  const doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return (<f64>(era * 146097 + doe - 719468) + <f64>(dd - 1)) * 86400000;
 }
 
 // Exact powers of ten (a decimal of at most 15 digits over one of them is the double JavaScript's Number() reads)

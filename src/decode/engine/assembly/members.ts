@@ -94,15 +94,20 @@ function parseSecond(p: usize): f64 {
   const mi = digits(p + 14, 2);
   const ss = digits(p + 17, 2);
   if (y < 0 || mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh < 0 || hh > 23 || mi < 0 || mi > 59 || ss < 0 || ss > 59) return NaN;
-  // days from civil (H. Hinnant); a day past the month's end rolls over, as Date.parse does
+  // (a day past the month's end rolls over, as Date.parse does)
+  return civilMs(y, mo, dd) + <f64>(hh * 3600000 + mi * 60000 + ss * 1000);
+}
+
+/** Date.UTC(y, mo - 1, dd) for a month 1-12 and a day 1-31, days from civil (H. Hinnant): a day past the month's
+ * end rolls over, as Date.UTC and Date.parse do. The audit Event's times and the klog header's (httplog.ts). */
+export function civilMs(y: i32, mo: i32, dd: i32): f64 {
   const yy = mo <= 2 ? y - 1 : y;
   const era = (yy >= 0 ? yy : yy - 399) / 400;
   const yoe = yy - era * 400;
   const mp = mo > 2 ? mo - 3 : mo + 9;
   const doy = (153 * mp + 2) / 5;
   const doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  const days = <f64>(era * 146097 + doe - 719468) + <f64>(dd - 1);
-  return days * 86400000 + <f64>(hh * 3600000 + mi * 60000 + ss * 1000);
+  return (<f64>(era * 146097 + doe - 719468) + <f64>(dd - 1)) * 86400000;
 }
 
 /** A time member value: NaN when absent; fails the line when it is not a string in the fast form. */
