@@ -422,7 +422,7 @@ export class LineEngine {
     return this.scratchString(this.i32[this.r + R.ID_P]!, this.i32[this.r + R.ID_L]!);
   }
 
-  // ---- the auditID dedup of a segment (assembly/dedup.ts), for ScanState.admit() ----
+  // ---- the auditID dedup of a segment (assembly/dedup.ts), for admit() (aggregate/dedup.ts) ----
 
   /** Opens a segment's dedup state, which remembers its last `recentCap` final-stage IDs. */
   dedupOpen(recentCap: number): number {

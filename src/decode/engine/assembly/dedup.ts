@@ -1,4 +1,4 @@
-// The auditID dedup of a segment (src/aggregate/scan-state.ts admit()), keyed by the ID's bytes, so that a line
+// The auditID dedup of a segment (src/aggregate/dedup.ts admit()), keyed by the ID's bytes, so that a line
 // the engine read is admitted without an ID string, a Set or a ring in JavaScript.
 //
 // Per segment (a "state", opened by the host at beginSegment and closed at endSegment), an ID is either
@@ -30,7 +30,7 @@ const INLINE: u32 = 40; // ID bytes kept in the entry itself (at 16; a UUID is 3
 const E_RUN: u32 = 56; // the admitFast run that listed the entry's hold (0: none), and its place in that run's list
 const E_SLOT: u32 = 60;
 
-// verdicts (scan-state.ts Admit, through LineEngine)
+// verdicts (aggregate/dedup.ts Admit, through LineEngine)
 export const V_DROP: u32 = 0;
 export const V_NEW: u32 = 1; // a final stage, counted now
 export const V_WAS_PENDING: u32 = 2; // a final stage whose earlier stage the host holds: it drops that one

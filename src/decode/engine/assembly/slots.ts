@@ -12,8 +12,8 @@
 //     client's requests and lists (at the client series' width), of each read slot's requests, and each read slot's
 //     latency buckets (the bucket found in a table of edges the host computed with its own Math.log, so that both
 //     sides bucket alike to the last bit).
-// The host folds slots, clients and pairs into its aggregates once per slot (src/aggregate/scan-state.ts
-// foldSlots), when a segment ends or a table fills, and resets them.
+// The host folds slots, clients and pairs into its aggregates once per slot (src/aggregate/slot-fold.ts,
+// through ScanState.foldSlots), when a segment ends or a table fills, and resets them.
 //
 // Memory comes from the engine's allocator (passed in as `alloc` results by init); raw loads and stores only.
 
@@ -169,7 +169,7 @@ function hash2(p: usize, n: u32): void {
   FP_H2 = b;
 }
 
-/** true when an ID reads as the names the host gives requests without one (scan-state.ts NO_ID, "(no auditID "),
+/** true when an ID reads as the names the host gives requests without one (aggregate/state-types.ts NO_ID, "(no auditID "),
  * which countRequest() does not fingerprint. */
 function namedByHost(p: usize, n: u32): bool {
   const NO_ID = '(no auditID ';
