@@ -48,7 +48,7 @@ export interface SegmentDedup {
   head: Map<string, AuditEvent>;
 }
 
-/** The segment's dedup of one event by auditID, for both paths (addAuditEvent, addEngineLine): DROP a copy of a
+/** The segment's dedup of one event by auditID, for every request record (ScanState.addRequest): DROP a copy of a
  * final event or an earlier stage logged after it; COUNT a final event now; HEAD a final event received before
  * the segment began (reconcile pairs it); HOLD an earlier stage until its final one comes. */
 export function admit(g: SegmentDedup, id: string, terminal: boolean, receivedMs: number | null): Admit {

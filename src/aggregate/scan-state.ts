@@ -6,7 +6,7 @@
  * end. The shapes it hands out and takes back are in state-types.ts, an input's counts in input-stats.ts (both
  * re-exported here). */
 
-import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
+import type { AuditEvent } from '../model/audit-event.js';
 import type { VersionEvidenceCollector } from '../model/kube-version.js';
 import { LineDecoder, newDecodeSegment, type DecodeSegment, type DecodeSink, type SkipListener } from '../decode/line-decoder.js';
 import { OPEN_NONE, type EngineLine, type LineEngine } from '../decode/engine/engine.js';
@@ -16,10 +16,11 @@ import type { EtcdReads, EtcdRead } from './etcd-reads.js';
 import type { LogEvidence } from './log-evidence.js';
 import { EtcdLines } from './etcd-lines.js';
 import { EARLIEST_PLAUSIBLE_MS, FUTURE_SLACK_MS, implausibleAtIngest, sketchAdd } from './plausible.js';
-import { admit, closeDedup, COUNT, CrossSegmentDedup, DROP, HEAD, HEAD_SLACK_MS, HOLD, holdOpen, MAX_PENDING, RECENT_TERMINALS, admitVerdict, type SegmentDedup } from './dedup.js';
+import { closeDedup, CrossSegmentDedup, DROP, HEAD, HEAD_SLACK_MS, HOLD, holdOpen, MAX_PENDING, RECENT_TERMINALS, type SegmentDedup } from './dedup.js';
+import { EngineRecord, EventRecord, plainEngineLine, type RequestRecord } from './request-record.js';
 import { RequestCounts } from './request-counts.js';
 import { SlotFold } from './slot-fold.js';
-import { InputTimes, isIdentityLease, leaseSign, restartSign, segmentTiming, timeOf, timeRun, type SegmentTimes } from './timing.js';
+import { InputTimes, leaseSign, restartSign, segmentTiming, timeOf, timeRun, type SegmentTimes } from './timing.js';
 import { newSpacingHistogram } from './gaps.js';
 import { type InputStats, addInputStats, newInputStats, touchTime } from './input-stats.js';
 import { bump, type ScanSink, NO_ID, type Counters, type TimeOptions, DEFAULT_TIME_OPTIONS, type TimeState, MAX_NAMED_APISERVERS, type SegmentResult, type StateSnapshot, type SuspendedSegment, type EtcdSlowAgg } from './state-types.js';
@@ -299,7 +300,7 @@ export class ScanState {
         if (g.streams.has(apiserver) || g.streams.size < MAX_NAMED_APISERVERS) e.apiserver = apiserver;
         else g.namedOverflow++;
       }
-      this.addAuditEvent(e);
+      this.addRequest(new EventRecord(e));
     },
     etcdEntry: (e) => {
       const g = this.cur();
@@ -358,9 +359,13 @@ export class ScanState {
   /** The compiled line engine this state's lines are read with, or null (src/decode/engine/engine.ts). */
   engine: LineEngine | null = null;
 
+  /** the engine's current line as a request record (request-record.ts), set anew for each line */
+  private readonly engineRecord = new EngineRecord();
+
   /** Accounts one physical line the engine read as an audit event (during LineEngine.readLines' callback): the
-   * same counts as addLine() gives it. The request is counted by the compiled aggregator when it can be (see
-   * SlotFold.usable), else as an AuditEvent. */
+   * same counts as addLine() gives it. Its request goes through the one door, addRequest(): as the engine's
+   * record when the compiled aggregator can count it and it needs nothing of the host (plainEngineLine), else as
+   * its AuditEvent, as the JavaScript path's do. */
   addEngineLine(l: EngineLine): void {
     if (l.log) {
       this.addEngineLogLine(l);
@@ -370,33 +375,8 @@ export class ScanState {
     const g = this.cur();
     g.input.lines++;
     g.input.engineRead++;
-    const rec = eng.receivedMs();
-    const st = eng.stageMs();
-    const now = this.timeOptions.nowMs;
-    // The aggregator counts what it can; an event it cannot, or one whose times are missing or cannot be real, or
-    // one of an apiserver identity lease (a restart sign), goes through addAuditEvent() as the JavaScript path's do.
-    if (!this.slots.usable(eng, this.foldSlotsNow) || rec === null || st === null || implausibleAtIngest(rec, now) !== null || implausibleAtIngest(st, now) !== null || (eng.field('RESOURCE') === eng.ids.leases && eng.field('NS') === eng.ids['kube-system'])) {
-      const e = eng.event();
-      if (l.missingId) e.auditID = this.syntheticId();
-      this.addAuditEvent(e);
-      return;
-    }
-    // addAuditEvent(), for an event with both times plausible and no apiserver named
-    g.input.auditEvents++;
-    timeOf(g, st, undefined, this.timeOptions.gapMs);
-    // the line's own auditID is read as a string only when it is kept (held, head) or given up to countRequest
-    const synthetic = l.missingId ? this.syntheticId() : null;
-    const terminal = eng.stage() >= 2;
-    // (admitFast stopped here after the module's dedup: its verdict stands)
-    const v = l.verdict >= 0 ? admitVerdict(g, l.verdict, terminal, rec, null) : synthetic === null && g.dedupEngine === eng ? admitVerdict(g, eng.dedupLine(g.dedup, terminal), terminal, rec, null) : admit(g, synthetic ?? eng.auditID(), terminal, rec);
-    if (v === COUNT) this.countEngine(eng, synthetic);
-    else if (v === HEAD) {
-      const id = synthetic ?? eng.auditID();
-      g.head.set(id, this.engineEvent(eng, id));
-    } else if (v === HOLD) {
-      const id = synthetic ?? eng.auditID();
-      this.holdOpen(g, id, this.engineEvent(eng, id));
-    }
+    const r = this.engineRecord.set(eng, l, l.missingId ? this.syntheticId() : null);
+    this.addRequest(this.slots.usable(eng, this.foldSlotsNow) && plainEngineLine(r, eng, this.timeOptions.nowMs) ? r : new EventRecord(r.event(), l.verdict));
   }
 
   /** Whether the engine's record of an httplog line may stand for the line now: not while the apiserver log's
@@ -419,25 +399,7 @@ export class ScanState {
     const e = eng.logEvent();
     if (l.missingId) e.auditID = this.syntheticId();
     // (admitFast stopped here after the module's dedup: its verdict stands)
-    this.addAuditEvent(e, l.verdict);
-  }
-
-  /** The line's AuditEvent, under `id` (null: its own auditID). */
-  private engineEvent(eng: LineEngine, id: string | null): AuditEvent {
-    const e = eng.event();
-    if (id !== null) e.auditID = id;
-    return e;
-  }
-
-  /** Counts a final-stage engine line now: marks it for the compiled aggregator, or, for what the aggregator does
-   * not count (see below), through countRequest(). */
-  private countEngine(eng: LineEngine, id: string | null): void {
-    // the module's rule (assembly/engine.ts classify): what the aggregator counts, and how; 0: an event here, for
-    // no objectRef resource (the URI names it), a node named (a cluster fact), a TokenRequest (its account), a
-    // latency past the last edge
-    const bits = eng.classify();
-    if (bits === 0) this.countRequest(this.engineEvent(eng, id));
-    else eng.mark(bits);
+    this.addRequest(new EventRecord(e, l.verdict));
   }
 
   /** The engine lines of the current batch from record i on that the module admits without this state (LineEngine
@@ -526,42 +488,46 @@ export class ScanState {
     this.cur().input.engineDeclined++;
   }
 
-  /** Adds one normalised event: dedups stages by auditID, then counts the request once. `verdict`: the engine's
-   * dedup verdict (DEDUP_*) of the line, when its module admitted it already; -1: not yet. */
-  addAuditEvent(e: AuditEvent, verdict = -1): void {
+  /** The one door for requests: a request record (request-record.ts) from any decoder is deduped by auditID across
+   * its stages, timed, and counted once. */
+  addRequest(r: RequestRecord): void {
     const g = this.cur();
     // (a request of the apiserver's own log is counted in the input's apiserverLog, by kind)
-    if (e.evidence === undefined) g.input.auditEvents++;
-    const rec = this.plausibleOrNull(g.input, e.receivedMs);
-    const st = this.plausibleOrNull(g.input, e.stageMs);
-    if (rec !== e.receivedMs || st !== e.stageMs) {
-      // A copy: the caller's object may be shared (the store's rows). The event still counts, without its times.
-      e = { ...e, receivedMs: rec ?? st, stageMs: st };
+    if (r.evidence === undefined) g.input.auditEvents++;
+    const rec = this.plausibleOrNull(g.input, r.receivedMs);
+    const st = this.plausibleOrNull(g.input, r.stageMs);
+    if (rec !== r.receivedMs || st !== r.stageMs) {
+      // The event still counts, without its times. (An engine record has plausible times: plainEngineLine.)
+      r = r instanceof EventRecord ? r.withTimes(rec ?? st, st) : new EventRecord({ ...r.event(), receivedMs: rec ?? st, stageMs: st });
       g.input.implausibleTimes++;
       bump(g.input.implausibleKinds, this.lastImplausible);
     }
-    const t = e.stageMs ?? e.receivedMs;
-    const id = e.auditID;
-    const terminal = isTerminalStage(e.stage);
+    const t = r.stageMs ?? r.receivedMs;
+    const terminal = r.terminal;
     // A trace or timeout of the apiserver's log held for its httplog line is one request with that line, not an
     // event of its own in the stream's spacing and gaps (an audit log's one event a request): only its time counts.
-    if (t !== null && e.evidence !== undefined && !terminal) {
+    if (t !== null && r.evidence !== undefined && !terminal) {
       touchTime(g.input, t);
       sketchAdd(g.input.sketch, t);
-    } else if (t !== null) timeOf(g, t, e.apiserver, this.timeOptions.gapMs);
+    } else if (t !== null) timeOf(g, t, r.apiserver, this.timeOptions.gapMs);
     // a request of the apiserver's log whose trace (or timeout) is held open: its httplog line takes what it said
-    const held = e.evidence !== undefined && terminal && g.pending.size > 0 ? g.pending.get(id) : undefined;
+    const held = r.evidence !== undefined && terminal && g.pending.size > 0 ? g.pending.get(r.id()) : undefined;
     // (the apiserver log writes a request's trace just before its httplog line: whether the line may pair with a
     // record of the segment before goes by when it was written, not by when the request began, or every watch of
     // a segment, begun minutes before, would be held for the segment before)
-    const at = e.evidence === undefined ? e.receivedMs : (e.stageMs ?? e.receivedMs);
-    const v = verdict >= 0 ? admitVerdict(g, verdict, terminal, at, id) : admit(g, id, terminal, at);
+    const v = r.admit(g, r.evidence === undefined ? r.receivedMs : (r.stageMs ?? r.receivedMs));
     if (v === DROP) return;
-    if (held?.evidence !== undefined) joinLogRecords(e, held);
-    if (terminal && t !== null && isIdentityLease(e)) leaseSign(g, e, t);
-    if (v === HEAD) g.head.set(id, e);
-    else if (v === HOLD) this.holdOpen(g, id, e);
-    else this.countRequest(e);
+    if (held?.evidence !== undefined) joinLogRecords(r.event(), held);
+    if (t !== null && r.identityLease()) leaseSign(g, r.event(), t);
+    if (v === HEAD) g.head.set(r.id(), r.event());
+    else if (v === HOLD) this.holdOpen(g, r.id(), r.event());
+    else r.count(this.countEvent);
+  }
+  private readonly countEvent = (e: AuditEvent): void => this.countRequest(e);
+
+  /** addRequest() of an AuditEvent (the store's rows, tests). */
+  addAuditEvent(e: AuditEvent): void {
+    this.addRequest(new EventRecord(e));
   }
 
   /** Holds an open request of segment `g` (holdOpen); one evicted past MAX_PENDING is counted as it is. */

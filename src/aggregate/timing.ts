@@ -61,7 +61,7 @@ export function timeBesideSketch(g: SegmentTimes, t: number, apiserver: string |
   if (apiserver !== undefined) streamTime(g, apiserver, t, minGap);
 }
 
-/** An event time of an apiserver a wrapper named, for gaps in its own stream (as addAuditEvent's per input). */
+/** An event time of an apiserver a wrapper named, for gaps in its own stream (as addRequest's per input). */
 function streamTime(g: SegmentTimes, name: string, t: number, minGap: number): void {
   let st = g.streams.get(name);
   if (st === undefined) g.streams.set(name, (st = { firstT: null, lastT: null, gaps: [], spacing: newSpacingHistogram(), events: 0, headTimes: [], headGaps: [], headDropped: false }));
