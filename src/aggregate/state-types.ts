@@ -12,7 +12,7 @@ import { NO_FILTER, type FilterSpec } from './filters.js';
 import { type EtcdAgg, type EtcdRead, type EtcdSegmentEdges } from './etcd-reads.js';
 import { type SkipWindows } from './fingerprint.js';
 import { type IdTail } from '../decode/id-keys.js';
-import { LogEvidence, type LogEvidenceEntry } from './log-evidence.js';
+import type { LogEvidenceEntry } from './log-evidence.js';
 import { type SpacingHistogram } from './gaps.js';
 import type { InputStats } from './input-stats.js';
 /** What a counted request looked like, for the DuckDB store. Reads carry their parsed query. */
@@ -36,10 +36,7 @@ export interface ScanSink {
 /** The start of the name given to an event without an auditID. */
 export const NO_ID = '(no auditID ';
 
-/** Adds `n` to a count in a map of counts by name. */
-export const bump = (m: Map<string, number>, k: string, n = 1): void => {
-  m.set(k, (m.get(k) ?? 0) + n);
-};
+export { bump } from '../model/tally.js';
 
 /** How requests without a user agent are listed among the user agents. */
 export const NO_UA = '(no user agent) ';

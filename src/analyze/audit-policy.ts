@@ -3,6 +3,7 @@
  * the policy would have written. First match wins, as in kube-apiserver (pkg/audit/policy/checker.go). */
 
 import type { AuditEvent } from '../model/audit-event.js';
+import { bump } from '../model/tally.js';
 
 export type Level = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
 
@@ -160,6 +161,3 @@ export class PolicyTally {
   }
 }
 
-function bump(m: Map<string, number>, k: string): void {
-  m.set(k, (m.get(k) ?? 0) + 1);
-}

@@ -6,6 +6,7 @@
 
 import type { AuditEvent } from '../model/audit-event.js';
 import { parseRequestUri } from '../model/request-uri.js';
+import { bump } from '../model/tally.js';
 import { callerFile, noteOf, requestOf118, parseCutTraceHeader, parseKlogMessage, parseTraceHeader, parseTraceStep, requestOfHttplog, requestOfLegacyHttplog, traceLineOf, traceVerbOf, type LogRequest, type TraceHeader } from './apiserver-log.js';
 
 // the start of an httplog line before 1.19 that a terminal or a paste cut inside its URI
@@ -55,10 +56,6 @@ export interface ApiserverLogStats {
 export function newApiserverLogStats(): ApiserverLogStats {
   return { textLines: 0, jsonRecords: 0, httplog: 0, httplogLegacy: 0, rejoined: 0, watchStarts: 0, traceBlocks: 0, traceLines: 0, traceCut: 0, traceOrphanLines: 0, requestTraces: 0, storageTraces: 0, timeouts: 0, joined: 0, traceOnly: 0, timeoutOnly: 0, starts: 0, cacher: new Map(), multiline: 0, other: 0, callers: new Map(), versions: new Map(), versionFirstMs: new Map() };
 }
-
-const bump = (m: Map<string, number>, k: string, n = 1): void => {
-  m.set(k, (m.get(k) ?? 0) + n);
-};
 
 /** Adds `b` into `a` (an input's segments, workers' shares). */
 export function addApiserverLogStats(a: ApiserverLogStats, b: ApiserverLogStats): void {

@@ -8,6 +8,7 @@
 
 import { looksLikeAuditEvent, normalizeAuditEvent } from './audit-event.js';
 import type { AuditEvent } from '../model/audit-event.js';
+import { bump } from '../model/tally.js';
 import { classifyLine } from './line-kind.js';
 import { looksLikePromApiResult, parsePromApiResult, type MetricSample } from './metrics.js';
 import { parseEtcdCapnslog, parseEtcdMessage, parseEtcdZap, type EtcdEntry } from './etcd-line.js';
@@ -71,10 +72,6 @@ export interface DecodeSegment {
 export function newDecodeSegment(): DecodeSegment {
   return { partial: null, csvColumn: null, apiserver: null };
 }
-
-const bump = (m: Map<string, number>, k: string, n = 1): void => {
-  m.set(k, (m.get(k) ?? 0) + n);
-};
 
 /** What a piece of text or a JSON value turned out to be; the line's accounting follows from it. */
 type ValueOutcome = 'audit' | 'etcd' | 'metric' | 'other' | 'blank' | 'skipped';

@@ -489,7 +489,8 @@ interface MergedInput {
 function piecesOfList(ks: number[], headers: PartHeader[], paths: string[], keep: boolean[], notes: string[]): PartList {
   const universe = headers[ks[0]!]!.universe;
   const byKey = new Map<string, { part: number; info: SegmentInfo }>();
-  // A part made again with --skip-copies wins over the first one of the same pieces.
+  // Parts made with --skip-copies are visited first, so of a shard made twice, once with it, that one is kept. (An
+  // unsharded input made into two parts is refused below, with --skip-copies or without.)
   const visit = [...ks].sort((a, b) => Number(headers[a]!.skipCopies === null) - Number(headers[b]!.skipCopies === null) || a - b);
   for (const k of visit) {
     const h = headers[k]!;
