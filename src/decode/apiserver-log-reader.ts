@@ -4,7 +4,7 @@
  * What each message says is apiserver-log.ts's; this keeps the little state between lines (bounded: a few open
  * blocks and a short window of finished ones). */
 
-import type { AuditEvent } from '../model/audit-event.js';
+import { joinLogRecords, type AuditEvent } from '../model/audit-event.js';
 import { parseRequestUri } from '../model/request-uri.js';
 import { bump } from '../model/tally.js';
 import { callerFile, noteOf, requestOf118, parseCutTraceHeader, parseKlogMessage, parseTraceHeader, parseTraceStep, requestOfHttplog, requestOfLegacyHttplog, traceLineOf, traceVerbOf, type LogRequest, type TraceHeader } from './apiserver-log.js';
@@ -106,16 +106,6 @@ const JOIN_SLACK_MS = 1000;
 function callerBase(caller: string): string {
   const slash = caller.lastIndexOf('/');
   return slash < 0 ? caller : caller.slice(slash + 1);
-}
-
-/** Joins what a trace or timeout said of a request (`held`) into the record of its httplog line (`final`): the
- * final record is the one counted. Used here (no audit-ID) and by the aggregator (the same auditID). */
-export function joinLogRecords(final: AuditEvent, held: AuditEvent): void {
-  if (held.evidence === 'trace') {
-    final.traced = true;
-    if (final.returnedItems === null && held.returnedItems !== null) final.returnedItems = held.returnedItems;
-    if (held.observedEtcd === true) final.observedEtcd = true;
-  } else if (held.evidence === 'timeout') final.timedOut = true;
 }
 
 /** Reads one segment's apiserver-log lines (a LineDecoder holds one per segment). */

@@ -79,3 +79,14 @@ export interface AuditEvent {
 export function isTerminalStage(s: Stage): boolean {
   return s === 'ResponseComplete' || s === 'Panic';
 }
+
+/** Joins what a trace or timeout said of a request (`held`) into the record of its httplog line (`final`): the
+ * final record is the one counted. The apiserver log's reader joins them by time and URI (no audit-ID), the
+ * aggregator's dedup by auditID. */
+export function joinLogRecords(final: AuditEvent, held: AuditEvent): void {
+  if (held.evidence === 'trace') {
+    final.traced = true;
+    if (final.returnedItems === null && held.returnedItems !== null) final.returnedItems = held.returnedItems;
+    if (held.observedEtcd === true) final.observedEtcd = true;
+  } else if (held.evidence === 'timeout') final.timedOut = true;
+}
