@@ -7,10 +7,11 @@ import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanJson, spawnCli } from './support.js';
+import type { GroupReport } from '../src/analyze/report.js';
 
 const SEED = 'fixtures/apiserver-log/seed';
 const FLAGS = ['--syslog-year', '2026', '--etcd-version', '3.5.9'];
-const vector = (r: { listGroups: Array<{ userAgent: string; resource: string }> }) => r.listGroups.find((g) => g.userAgent.startsWith('vector/') && g.resource === 'pods');
+const vector = (r: { listGroups: GroupReport[] }) => r.listGroups.find((g) => g.userAgent.startsWith('vector/') && g.resource === 'pods');
 
 describe('the seed incident from the audit log (the reference)', () => {
   it('93 requests: 47 lists, 41 from etcd (40 Vector, 1 events list), 24 TokenRequests, 8 nodes; a restart and a token wave', async () => {

@@ -158,7 +158,7 @@ describe('line by line: the engine event is the normalised event', () => {
     }
     const buf = Buffer.from(lines.join('\n') + '\n');
     // the SIMD build, and the scalar one (the byte loops where SIMD is missing)
-    const scalar = new LineEngine(new WebAssembly.Instance(new WebAssembly.Module(readFileSync(join(ROOT, 'dist/decode/engine/engine.wasm'))), {}).exports as ConstructorParameters<typeof LineEngine>[0]);
+    const scalar = new LineEngine(new WebAssembly.Instance(new WebAssembly.Module(readFileSync(join(ROOT, 'dist/decode/engine/engine.wasm'))), {}).exports as unknown as ConstructorParameters<typeof LineEngine>[0]);
     for (const eng of [engine!, scalar]) {
       let k = 0;
       eng.readLines(buf, 0, buf.length, 1 << 20, 0, (l) => {
@@ -466,7 +466,7 @@ describe('bodies: known answers', () => {
       }
       expect(l.accepted, text).toBe(true);
       accepted++;
-      const js = normalizeAuditEvent(parsed, () => 'missing');
+      const js = normalizeAuditEvent(parsed as Record<string, unknown>, () => 'missing');
       const { query: _q, selectorKey: _k, ...rest } = engine!.event();
       expect(rest, text).toEqual(js.ok ? js.value : null);
       expect(rest.returnedItems).toBe(2);
@@ -494,7 +494,7 @@ describe('bodies: known answers', () => {
   it('reads bodies on the SIMD and the scalar build alike', () => {
     // the scalar build (no SIMD string scan: the fallback where SIMD is missing) gives the same events
     const mod = new WebAssembly.Module(readFileSync(join(ROOT, 'dist/decode/engine/engine.wasm')));
-    const scalar = new LineEngine(new WebAssembly.Instance(mod, {}).exports as ConstructorParameters<typeof LineEngine>[0]);
+    const scalar = new LineEngine(new WebAssembly.Instance(mod, {}).exports as unknown as ConstructorParameters<typeof LineEngine>[0]);
     const buf = bodyLines(3);
     const a: unknown[] = [];
     const b: unknown[] = [];

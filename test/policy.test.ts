@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { POLICY_RULES, PolicyTally, renderPolicyYaml, ruleFor } from '../src/analyze/audit-policy.js';
 import { normalizeAuditEvent } from '../src/decode/audit-event.js';
-import { ROOT, auditLine, spawnCli } from './support.js';
+import { ROOT, auditLine, spawnCli, valueOf } from './support.js';
 
 const TMP = mkdtempSync(join(tmpdir(), 'audit-scan-policy-'));
 const LEVELS = ['None', 'Metadata', 'Request', 'RequestResponse'];
@@ -85,7 +85,7 @@ describe('audit-scan policy (issue 47 #2)', () => {
     expect(renderPolicyYaml([])).toBe(r.stdout.slice(r.stdout.indexOf('apiVersion:')).replace(/^/, ''));
   });
 
-  const ev = (f: Record<string, unknown>) => normalizeAuditEvent(JSON.parse(auditLine(f)), () => 'x').value!;
+  const ev = (f: Record<string, unknown>) => valueOf(normalizeAuditEvent(JSON.parse(auditLine(f)), () => 'x'));
   it.each([
     ['a list of pods', { verb: 'list', requestURI: '/api/v1/pods?limit=500', objectRef: { resource: 'pods', apiVersion: 'v1' } }, 'Metadata'],
     ['a watch-list', { verb: 'watch', requestURI: '/api/v1/pods?watch=true&sendInitialEvents=true', objectRef: { resource: 'pods', apiVersion: 'v1' } }, 'Metadata'],
@@ -117,7 +117,7 @@ describe('audit-scan policy (issue 47 #2)', () => {
     ];
     for (const l of lines) {
       const o = JSON.parse(l);
-      t.add(Buffer.byteLength(l) + 1, o, normalizeAuditEvent(o, () => 'x').value!);
+      t.add(Buffer.byteLength(l) + 1, o, valueOf(normalizeAuditEvent(o, () => 'x')));
     }
     const size = (i: number) => Buffer.byteLength(lines[i]!) + 1;
     // the body: its JSON, its key and the quotes, colon and comma around it
@@ -146,7 +146,7 @@ describe('audit-scan policy (issue 47 #2)', () => {
     const t = new PolicyTally();
     stages.forEach((stage, i) => {
       const o = JSON.parse(auditLine({ auditID: `s${i}`, stage, verb: i === 0 ? 'list' : 'get', requestURI: i === 0 ? '/api/v1/pods' : '/api/v1/namespaces/a/pods/p', objectRef: { resource: 'pods' } }));
-      t.add(100, o, normalizeAuditEvent(o, () => 'x').value!);
+      t.add(100, o, valueOf(normalizeAuditEvent(o, () => 'x')));
     });
     expect(t.hides().some((h) => h.startsWith('every response (the log has only the RequestReceived stage)'))).toBe(hidden);
   });

@@ -4,6 +4,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { run } from '../src/cli/main.js';
 import type { GroupReport } from '../src/analyze/report.js';
+import type { AnyFinding, Finding } from '../src/analyze/findings.js';
+import type { ParseResult } from '../src/decode/result.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = fileURLToPath(new URL('../bin/audit-scan.js', import.meta.url));
@@ -86,4 +88,18 @@ export function groupReport(over: Partial<GroupReport> = {}): GroupReport {
 export async function scanJson(args: string[], stdinText: string | Buffer | null = null): Promise<{ code: number; r: import('../src/analyze/report.js').ScanReport; stderr: string }> {
   const res = await runCli(['-o', 'json', ...args], stdinText);
   return { code: res.code, r: JSON.parse(res.stdout), stderr: res.stderr };
+}
+
+/** A finding of kind K: its own shape, or a Finding (whose kind is any other string). */
+type FindingOf<K> = [Extract<AnyFinding, { kind: K }>] extends [never] ? Finding : Extract<AnyFinding, { kind: K }>;
+
+/** The findings of one kind, typed as that kind's. */
+export function findingsOf<K extends string>(r: { findings: AnyFinding[] }, kind: K): Array<FindingOf<K>> {
+  return r.findings.filter((f) => f.kind === kind) as Array<FindingOf<K>>;
+}
+
+/** A parser's value, or the test fails with its reason. */
+export function valueOf<T>(r: ParseResult<T>): T {
+  if (!r.ok) throw new Error(r.reason);
+  return r.value;
 }

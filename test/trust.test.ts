@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BIN, ROOT, spawnCli, spawnCliRss } from './support.js';
+import { BIN, ROOT, findingsOf, spawnCli, spawnCliRss } from './support.js';
 import type { ScanReport } from '../src/analyze/report.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-scan-trust-'));
@@ -251,7 +251,7 @@ describe('restarts shorter than a fixed 30 s', () => {
 
   it('finds a 15 s silence on a busy apiserver: 100× its 50 ms spacing is under 5 s, so 5 s makes a gap', async () => {
     const r = await spawnCli(['-o', 'json', file('busy.log', lines([...busy, ...relist].sort((x, y) => x.t - y.t)))]);
-    const [g] = json(r).findings.filter((f) => f.kind === 'apiserver-restart') as Array<Record<string, unknown>>;
+    const [g] = findingsOf(json(r), 'apiserver-restart');
     expect(g).toMatchObject({ start: iso(T0 + 59_955), end: iso(T0 + 74_955), gapSeconds: 15, gapThresholdSeconds: 5, listsInMinuteBefore: 0, listsInMinuteAfter: 200, signs: ['relist burst after'] });
   });
 
@@ -280,7 +280,7 @@ describe('restarts shorter than a fixed 30 s', () => {
     const evs = [...leases('k', T0, 2400, 50), ...Array.from({ length: 12 }, (_, i) => idLease(i, i < 6 ? 'old-uuid' : 'new-uuid'))].sort((x, y) => x.t - y.t);
     const f = file('lease.log', lines(evs));
     const r = await spawnCli(['-o', 'json', f]);
-    const [g] = json(r).findings.filter((x) => x.kind === 'apiserver-restart') as Array<Record<string, unknown>>;
+    const [g] = findingsOf(json(r), 'apiserver-restart');
     expect(g).toMatchObject({ start: iso(T0 + 60_008), end: iso(T0 + 60_008), gapSeconds: 0, signs: ['identity lease taken over'] });
     // The holder change is found across a cut between threads too.
     const cut = await spawnCli(['-o', 'json', '-j', '3', f], null, { env: { AUDIT_SCAN_MIN_SPLIT_BYTES: '8192' } });

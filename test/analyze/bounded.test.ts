@@ -29,7 +29,7 @@ describe('time series budget', () => {
     for (let g = 0; g < 50; g++) {
       for (let s = 0; s < 2000; s++) {
         n++;
-        rg.add({ auditID: `${n}`, stage: 'ResponseComplete', level: '', verb: 'list', requestURI: '/api/v1/pods', username: `u${g}`, userAgent: 'a/1', nodeName: null, resource: 'pods', apiGroup: '', namespace: '', name: '', subresource: '', code: 200, receivedMs: s * 1000, stageMs: s * 1000, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null }, 'pods', '', '', q, sel, null);
+        rg.add({ auditID: `${n}`, stage: 'ResponseComplete', level: '', verb: 'list', requestURI: '/api/v1/pods', username: `u${g}`, userAgent: 'a/1', nodeName: null, resource: 'pods', apiGroup: '', namespace: '', name: '', subresource: '', code: 200, receivedMs: s * 1000, stageMs: s * 1000, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null, leaseHolder: null, queryKnown: true, etcdLatencyMs: null, apfQueueWaitMs: null }, 'pods', '', '', q, sel, null);
       }
     }
     rg.merge(new Map());
@@ -44,7 +44,7 @@ describe('open requests', () => {
     const { ScanState } = await import('../../src/aggregate/scan-state.js');
     const st = new ScanState('/registry');
     st.beginInput('x');
-    const ev = (id: string, stage: 'RequestReceived' | 'ResponseComplete') => ({ auditID: id, stage, level: 'Metadata', verb: 'get', requestURI: '/api/v1/nodes/n1', username: 'u', userAgent: 'a/1', nodeName: null, resource: 'nodes', apiGroup: '', namespace: '', name: 'n1', subresource: '', code: 200, receivedMs: 1000, stageMs: 1000, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null });
+    const ev = (id: string, stage: 'RequestReceived' | 'ResponseComplete') => ({ auditID: id, stage, level: 'Metadata', verb: 'get', requestURI: '/api/v1/nodes/n1', username: 'u', userAgent: 'a/1', nodeName: null, resource: 'nodes', apiGroup: '', namespace: '', name: 'n1', subresource: '', code: 200, receivedMs: 1000, stageMs: 1000, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null, leaseHolder: null, queryKnown: true, etcdLatencyMs: null, apfQueueWaitMs: null });
     for (let i = 0; i <= 250_000; i++) st.addAuditEvent(ev(`w${i}`, 'RequestReceived'));
     expect(st.counters.pendingEvicted).toBe(1);
     expect(st.counters.requests).toBe(1); // w0, counted when evicted
@@ -62,7 +62,7 @@ describe('open requests', () => {
     const st = new ScanState('/registry');
     st.engine = eng;
     st.beginInput('x');
-    const ev = (id: string, stage: 'RequestReceived' | 'ResponseComplete') => ({ auditID: id, stage, level: 'Metadata', verb: 'get', requestURI: '/api/v1/nodes/n1', username: 'u', userAgent: 'a/1', nodeName: null, resource: 'nodes', apiGroup: '', namespace: '', name: 'n1', subresource: '', code: 200, receivedMs: 1000, stageMs: 1000, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null });
+    const ev = (id: string, stage: 'RequestReceived' | 'ResponseComplete') => ({ auditID: id, stage, level: 'Metadata', verb: 'get', requestURI: '/api/v1/nodes/n1', username: 'u', userAgent: 'a/1', nodeName: null, resource: 'nodes', apiGroup: '', namespace: '', name: 'n1', subresource: '', code: 200, receivedMs: 1000, stageMs: 1000, returnedItems: null, remainingItems: null, tokenExpirationSeconds: null, leaseHolder: null, queryKnown: true, etcdLatencyMs: null, apfQueueWaitMs: null });
     for (let i = 0; i <= 250_000; i++) st.addAuditEvent(ev(`w${i}`, 'RequestReceived'));
     expect(st.counters.pendingEvicted).toBe(1);
     expect(eng.dedupLive()).toBe(250_000); // the module holds what the state holds open, w0 no more

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { changeLabel, changeMatches, changeOf, isChangeSpec } from '../../src/analyze/changes.js';
 import { ApiserverRestarts } from '../../src/analyze/apiserver-changes.js';
 import { normalizeAuditEvent } from '../../src/decode/audit-event.js';
-import { auditLine } from '../support.js';
+import { auditLine, valueOf } from '../support.js';
 
-const ev = (f: Record<string, unknown>) => normalizeAuditEvent(JSON.parse(auditLine(f)), () => 'x').value!;
+const ev = (f: Record<string, unknown>) => valueOf(normalizeAuditEvent(JSON.parse(auditLine(f)), () => 'x'));
 const ds = (over: Record<string, unknown> = {}) => ({ verb: 'patch', requestURI: '/apis/apps/v1/namespaces/logging/daemonsets/vector', objectRef: { resource: 'daemonsets', apiGroup: 'apps', namespace: 'logging', name: 'vector' }, user: { username: 'alice' }, ...over });
 
 describe('changeOf', () => {

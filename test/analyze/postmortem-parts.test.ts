@@ -75,10 +75,10 @@ describe('the what-if of a fix', () => {
   // list (an average), 10 bytes in all. pods/b: 3 lists from etcd in second 10; 100 objects read per list, bytes
   // unknown. cm: 6 lists from the watch cache in second 10, with figures (a fix changes nothing of them). get: 2
   // gets from etcd in second 11, 1 object and 500 bytes each (a get is not a list: left out of objects and bytes).
-  const a = read(group({ userAgent: 'a', requests: 4, servedFrom: { etcd: 2, cache: 2, unknown: 0 }, objectsReadPerRequest: 2.5, bytesReadTotal: 10 }), series(1000, [[10, 2], [11, 2]]));
-  const b = read(group({ userAgent: 'b', requests: 3, servedFrom: { etcd: 3, cache: 0, unknown: 0 }, objectsReadPerRequest: 100 }), series(1000, [[10, 3]]));
-  const cm = read(group({ userAgent: 'cm', resource: 'configmaps', requests: 6, servedFrom: { etcd: 0, cache: 6, unknown: 0 }, objectsReadPerRequest: 50, bytesReadTotal: 7 }), series(1000, [[10, 6]]));
-  const get = read(group({ userAgent: 'g', verb: 'get', requests: 2, servedFrom: { etcd: 2, cache: 0, unknown: 0 }, objectsReadPerRequest: 1, bytesReadTotal: 1000 }), series(1000, [[11, 2]]));
+  const a = read(group({ userAgent: 'a', requests: 4, servedFrom: { etcd: 2, cache: 2, unknown: 0, rejected: 0 }, objectsReadPerRequest: 2.5, bytesReadTotal: 10 }), series(1000, [[10, 2], [11, 2]]));
+  const b = read(group({ userAgent: 'b', requests: 3, servedFrom: { etcd: 3, cache: 0, unknown: 0, rejected: 0 }, objectsReadPerRequest: 100 }), series(1000, [[10, 3]]));
+  const cm = read(group({ userAgent: 'cm', resource: 'configmaps', requests: 6, servedFrom: { etcd: 0, cache: 6, unknown: 0, rejected: 0 }, objectsReadPerRequest: 50, bytesReadTotal: 7 }), series(1000, [[10, 6]]));
+  const get = read(group({ userAgent: 'g', verb: 'get', requests: 2, servedFrom: { etcd: 2, cache: 0, unknown: 0, rejected: 0 }, objectsReadPerRequest: 1, bytesReadTotal: 1000 }), series(1000, [[11, 2]]));
   const plan = whatIfPlanner([a, b, cm, get]);
 
   it('fixing nothing changes nothing: 7 etcd requests, 305 objects (2 × 2.5 + 3 × 100), 10 bytes (b’s unknown), peak 4/s', () => {
@@ -100,20 +100,20 @@ describe('the what-if of a fix', () => {
   });
 
   it('objects read is rounded per group: 3 etcd lists × 2.5 = 7.5 → 8', () => {
-    const c = read(group({ requests: 3, servedFrom: { etcd: 3, cache: 0, unknown: 0 }, objectsReadPerRequest: 2.5 }), series(1000, [[0, 3]]));
+    const c = read(group({ requests: 3, servedFrom: { etcd: 3, cache: 0, unknown: 0, rejected: 0 }, objectsReadPerRequest: 2.5 }), series(1000, [[0, 3]]));
     expect(whatIfPlanner([c])([]).objectsRead).toEqual({ before: 8, after: 8 });
   });
 
   it('with no figure for any etcd-served list, objects and bytes are unknown on both sides (a cache-served list’s figures do not count)', () => {
-    const only = read(group({ requests: 2, servedFrom: { etcd: 2, cache: 0, unknown: 0 } }), series(1000, [[0, 2]]));
+    const only = read(group({ requests: 2, servedFrom: { etcd: 2, cache: 0, unknown: 0, rejected: 0 } }), series(1000, [[0, 2]]));
     const w = whatIfPlanner([only, cm, get])([only]);
     expect(w).toEqual({ etcdRequests: { before: 4, after: 2 }, objectsRead: { before: null, after: null }, bytesRead: { before: null, after: null }, peakEtcdRequestsPerSecond: { before: 2, after: 2 } });
   });
 
   it('series of different widths are summed at the widest: a 2 s bucket of 3 etcd lists is 1.5/s', () => {
     // fine: 1 s buckets 0 and 1, one etcd list each; wide: one 2 s bucket (0) of 1 list. At 2 s: bucket 0 holds 3.
-    const fine = read(group({ userAgent: 'fine', requests: 2, servedFrom: { etcd: 2, cache: 0, unknown: 0 } }), series(1000, [[0, 1], [1, 1]]));
-    const wide = read(group({ userAgent: 'wide', requests: 1, servedFrom: { etcd: 1, cache: 0, unknown: 0 } }), series(2000, [[0, 1]]));
+    const fine = read(group({ userAgent: 'fine', requests: 2, servedFrom: { etcd: 2, cache: 0, unknown: 0, rejected: 0 } }), series(1000, [[0, 1], [1, 1]]));
+    const wide = read(group({ userAgent: 'wide', requests: 1, servedFrom: { etcd: 1, cache: 0, unknown: 0, rejected: 0 } }), series(2000, [[0, 1]]));
     expect(whatIfPlanner([fine, wide])([wide]).peakEtcdRequestsPerSecond).toEqual({ before: 1.5, after: 1 });
   });
 
@@ -132,9 +132,9 @@ describe('the what-if of a fix', () => {
 
   it('the peak after a fix may be a bucket the fixed group shares, above every bucket it does not', () => {
     // x: 5 etcd lists in second 1; y: 1 in second 1; z: 3 in second 2. Fixing y: second 1 holds 5, second 2 holds 3.
-    const x = read(group({ userAgent: 'x', requests: 5, servedFrom: { etcd: 5, cache: 0, unknown: 0 } }), series(1000, [[1, 5]]));
-    const y = read(group({ userAgent: 'y', requests: 1, servedFrom: { etcd: 1, cache: 0, unknown: 0 } }), series(1000, [[1, 1]]));
-    const z = read(group({ userAgent: 'z', requests: 3, servedFrom: { etcd: 3, cache: 0, unknown: 0 } }), series(1000, [[2, 3]]));
+    const x = read(group({ userAgent: 'x', requests: 5, servedFrom: { etcd: 5, cache: 0, unknown: 0, rejected: 0 } }), series(1000, [[1, 5]]));
+    const y = read(group({ userAgent: 'y', requests: 1, servedFrom: { etcd: 1, cache: 0, unknown: 0, rejected: 0 } }), series(1000, [[1, 1]]));
+    const z = read(group({ userAgent: 'z', requests: 3, servedFrom: { etcd: 3, cache: 0, unknown: 0, rejected: 0 } }), series(1000, [[2, 3]]));
     expect(whatIfPlanner([x, y, z])([y]).peakEtcdRequestsPerSecond).toEqual({ before: 6, after: 5 });
     expect(whatIfPlanner([x, y, z])([x]).peakEtcdRequestsPerSecond).toEqual({ before: 6, after: 3 });
   });
@@ -216,10 +216,10 @@ describe('the summary', () => {
 
   it('what etcd read and returned, over the etcd-served lists with an objects-read figure', () => {
     const lists = [
-      group({ servedFrom: { etcd: 3, cache: 0, unknown: 0 }, objectsReadPerRequest: 100, objectsReturnedPerRequest: 10, bytesReadTotal: 300 }),
-      group({ servedFrom: { etcd: 2, cache: 1, unknown: 0 }, objectsReadPerRequest: 50, objectsReturnedPerRequest: 5, bytesReadTotal: 100 }),
-      group({ servedFrom: { etcd: 0, cache: 4, unknown: 0 }, objectsReadPerRequest: 1000, objectsReturnedPerRequest: 1000, bytesReadTotal: 9999 }), // the watch cache's
-      group({ servedFrom: { etcd: 9, cache: 0, unknown: 0 } }), // no figure: left out
+      group({ servedFrom: { etcd: 3, cache: 0, unknown: 0, rejected: 0 }, objectsReadPerRequest: 100, objectsReturnedPerRequest: 10, bytesReadTotal: 300 }),
+      group({ servedFrom: { etcd: 2, cache: 1, unknown: 0, rejected: 0 }, objectsReadPerRequest: 50, objectsReturnedPerRequest: 5, bytesReadTotal: 100 }),
+      group({ servedFrom: { etcd: 0, cache: 4, unknown: 0, rejected: 0 }, objectsReadPerRequest: 1000, objectsReturnedPerRequest: 1000, bytesReadTotal: 9999 }), // the watch cache's
+      group({ servedFrom: { etcd: 9, cache: 0, unknown: 0, rejected: 0 } }), // no figure: left out
     ];
     const s = summaryOf([], lists, new TimeSeries(1000), fmt);
     expect([s.objectsRead, s.objectsReturned, s.bytesRead]).toEqual([400, 40, 400]);

@@ -7,7 +7,7 @@ import { auditLine, groupReport, runCli } from '../support.js';
 
 function group(o: Partial<GroupReport> & { etcd?: number }): GroupReport {
   const etcd = o.etcd ?? 0;
-  return groupReport({ userAgent: 'a/1', username: 'u', requests: etcd, servedFrom: { etcd, cache: 0, unknown: 0 }, ...o });
+  return groupReport({ userAgent: 'a/1', username: 'u', requests: etcd, servedFrom: { etcd, cache: 0, unknown: 0, rejected: 0 }, ...o });
 }
 
 describe('clientName, singular, formatBytes, formatCount', () => {

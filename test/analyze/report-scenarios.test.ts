@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { auditLine, runCli } from '../support.js';
+import { auditLine, findingsOf, runCli } from '../support.js';
 import { etcdSupportsProgressNotify, type ScanReport } from '../../src/analyze/report.js';
 
 const T = Date.UTC(2026, 10, 30, 12, 10, 30); // the lists' minute is 12:10
@@ -144,10 +144,10 @@ describe('a finding, part by part', () => {
     const kubelets = Array.from({ length: 20 }, (_, i) => auditLine({ auditID: `kk${i}`, verb: 'get', requestURI: `/api/v1/nodes/n${i}`, objectRef: { resource: 'nodes', name: `n${i}` }, user: { username: `system:node:n${i}` }, userAgent: 'kubelet/v1.30.2', requestReceivedTimestamp: iso(T), stageTimestamp: iso(T) }));
     // 20 nodes: 2,000 / 20 = 100 returned, 20× → a finding from 9 lists; 19 nodes would be 105.3 returned, 19×
     const r = await scan([...kubelets, ...lists(9), allPods(T, 2000, 200_000)]);
-    expect(r.findings.filter((f) => f.kind === 'etcd-list-amplification').map((f) => [f.etcdRequests, f.amplification])).toEqual([[9, 20]]);
+    expect(findingsOf(r, 'etcd-list-amplification').map((f) => [f.etcdRequests, f.amplification])).toEqual([[9, 20]]);
     const nine = await scan([...kubelets.slice(0, 11), ...lists(9), allPods(T, 2000, 200_000)]);
     // 11 nodes: 181.8 returned, 11×: still ≥ 10
-    expect(nine.findings.filter((f) => f.kind === 'etcd-list-amplification').map((f) => f.amplification)).toEqual([11]);
+    expect(findingsOf(nine, 'etcd-list-amplification').map((f) => f.amplification)).toEqual([11]);
     const ten = await scan([...kubelets.slice(0, 4), ...lists(9), allPods(T, 2000, 200_000)]);
     // 4 nodes: 500 returned, 4×: none
     expect(ten.findings.filter((f) => f.kind.startsWith('etcd-list') || f.kind === 'list-from-etcd')).toEqual([]);
@@ -156,7 +156,7 @@ describe('a finding, part by part', () => {
   it('at most 10 list findings, worst first; ties by bytes read, then etcd requests', async () => {
     const groups = Array.from({ length: 12 }, (_, i) => lists(20 + i, { userAgent: `agent-${String(i).padStart(2, '0')}/1`, user: { username: `u${i}` }, requestURI: '/api/v1/configmaps', objectRef: { resource: 'configmaps', apiVersion: 'v1' } })).flat();
     const r = await scan(groups);
-    const fs = r.findings.filter((f) => f.kind === 'list-from-etcd');
+    const fs = findingsOf(r, 'list-from-etcd');
     expect(fs.map((f) => f.etcdRequests)).toEqual([31, 30, 29, 28, 27, 26, 25, 24, 23, 22]);
   });
 

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { auditLine, runCli } from '../support.js';
+import { auditLine, findingsOf, runCli } from '../support.js';
 import type { ScanReport } from '../../src/analyze/report.js';
 
 async function scan(args: string[], stdin: string | null = null): Promise<ScanReport> {
@@ -52,8 +52,9 @@ describe('the demo incident (fixtures/demo)', () => {
       firstSeen: '2026-11-30T10:00:01.037Z',
     });
     expect(r.findings[0]).toMatchObject({ kind: 'etcd-list-amplification', severity: 'critical', client: 'vector' });
-    expect(r.findings[0]!.apf).toContain('kind: FlowSchema');
-    expect(r.findings[0]!.apf).toContain('namespace: "vector"');
+    const [top] = findingsOf(r, 'etcd-list-amplification');
+    expect(top!.apf).toContain('kind: FlowSchema');
+    expect(top!.apf).toContain('namespace: "vector"');
   });
 
   it('classifies the other groups with their reasons', async () => {

@@ -25,7 +25,9 @@ const range = (from: number, to: number, n: number): Array<[number, number]> => 
 function state(time: Partial<TimeState>, inputs: string[] = ['a.log'], gapMs: number | null = null): ScanState {
   const t: TimeState = {
     all: new TimeSeries(W), tokens: new TimeSeries(W), tokenAccounts: new Map(), tokenTtls: new Map(), listsByResource: new Map(),
-    inputLists: new Map(), inputWatchEnds: new Map(), inputGaps: new Map(), inputSpacing: new Map(), inputSigns: new Map(), ...time,
+    inputLists: new Map(), inputWatchEnds: new Map(), inputGaps: new Map(), inputSpacing: new Map(), inputSigns: new Map(),
+    initRejects: new Map(), inputRequests: new Map(), clientInputs: new Map(), clientInputsOverflow: 0, streamRequests: new Map(), streamLists: new Map(),
+    streamWatchEnds: new Map(), streamGaps: new Map(), streamSpacing: new Map(), streamSpan: new Map(), streamOverflow: new Map(), ...time,
   };
   return { time: t, inputs: inputs.map((name) => ({ name })), timeOptions: { gapMs } } as unknown as ScanState;
 }
@@ -89,11 +91,11 @@ describe('list storms in 2 s buckets', () => {
   const groups = new Map([
     // vector: 30 a bucket in the storm (150), all of its lists from etcd; the controller manager: 10 a bucket (50),
     // all from the watch cache. Share weighted by requests in the storm: 150 / 200 = 75%.
-    group({ userAgent: 'vector/0.34.1', username: 'system:serviceaccount:vector:vector', requests: 150, nodes: 3, servedFrom: { etcd: 150, cache: 0, unknown: 0 } }, inStorm(30)),
-    group({ userAgent: 'kube-controller-manager/v1.30.2', username: 'system:kube-controller-manager', requests: 300, servedFrom: { etcd: 0, cache: 300, unknown: 0 } }, inStorm(10)),
+    group({ userAgent: 'vector/0.34.1', username: 'system:serviceaccount:vector:vector', requests: 150, nodes: 3, servedFrom: { etcd: 150, cache: 0, unknown: 0, rejected: 0 } }, inStorm(30)),
+    group({ userAgent: 'kube-controller-manager/v1.30.2', username: 'system:kube-controller-manager', requests: 300, servedFrom: { etcd: 0, cache: 300, unknown: 0, rejected: 0 } }, inStorm(10)),
     // in the storm's window, but a get, and a list of another resource: not the storm's clients
-    group({ verb: 'get', userAgent: 'getter/1', requests: 50, servedFrom: { etcd: 50, cache: 0, unknown: 0 } }, inStorm(10)),
-    group({ resource: 'configmaps', userAgent: 'cm/1', requests: 50, servedFrom: { etcd: 50, cache: 0, unknown: 0 } }, inStorm(10)),
+    group({ verb: 'get', userAgent: 'getter/1', requests: 50, servedFrom: { etcd: 50, cache: 0, unknown: 0, rejected: 0 } }, inStorm(10)),
+    group({ resource: 'configmaps', userAgent: 'cm/1', requests: 50, servedFrom: { etcd: 50, cache: 0, unknown: 0, rejected: 0 } }, inStorm(10)),
   ]);
 
   it('one storm, its clients and what reached etcd', () => {
@@ -124,7 +126,7 @@ describe('list storms in 2 s buckets', () => {
   });
 
   it('clients whose serving the log does not say (GKE drops the query): an unknown mix, not the watch cache', () => {
-    const gke = new Map([group({ userAgent: 'vector/0.34.1', requests: 200, servedFrom: { etcd: 0, cache: 0, unknown: 200 } }, inStorm(40))]);
+    const gke = new Map([group({ userAgent: 'vector/0.34.1', requests: 200, servedFrom: { etcd: 0, cache: 0, unknown: 200, rejected: 0 } }, inStorm(40))]);
     const [s] = findStorms(state({ all, listsByResource: new Map([['pods', pods]]) }), gke);
     expect([s!.etcdShare, s!.severity, s!.clients[0]!.etcdShare]).toStrictEqual([null, 'low', null]);
     expect(s!.summary).toContain('peak 20/s against a usual 0.5/s; served from an unknown mix of cache and etcd. Top: vector 200.');
