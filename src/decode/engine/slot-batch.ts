@@ -1,7 +1,7 @@
 /*! The engine's batch form of the request record (issue 44): a slot, one request key of the engine's interned
  * strings and what its requests added (counts, times, returned items, latency, a sample URI), its per-bucket pairs,
  * and the mark bits the host sets on a record to have the module count it. ScanState's slot folding maps each slot
- * onto what addAuditEvent would have counted for its requests one by one (read groups, time series, clients). */
+ * onto what ScanState.addRequest would have counted for its requests one by one (read groups, time series, clients). */
 
 /** Mark bits the host sets on a line's record for the aggregator (slots.ts M_*). */
 export const MARK_COUNT = 1;

@@ -126,7 +126,7 @@ export function scan(len: u32, maxLine: u32, declineFirst: u32): u32 {
   return <u32>(p - IN);
 }
 
-// ---- the requests the aggregator counts (ScanState.countEngine) and the lines it admits here -----------------
+// ---- the requests the aggregator counts (EngineRecord.count) and the lines it admits here ------------------
 
 /** How the aggregator (slots.ts) counts the final-stage request whose record is at r: its mark bits (slots.ts M_*:
  * 1 counted, 2 a plain read, 4 a listing, 8 a watch's end), or 0 when the host counts it as an event (countRequest):
@@ -195,8 +195,8 @@ export function fastDupsOf(): u32 {
   return fastDups;
 }
 
-/** Admits the records [from, n) at `out`, as ScanState.addEngineLine does, for as long as nothing needs the host:
- * an event with an auditID, both times plausible ([earliest, latest]), not an apiserver identity lease, goes
+/** Admits the records [from, n) at `out`, as ScanState.addRequest does an engine record, for as long as nothing
+ * needs the host: an event with an auditID, both times plausible ([earliest, latest]), not an apiserver identity lease, goes
  * through the segment's dedup (`state`). A final event counted now and outside the segment's head is marked for
  * the aggregator (classify); an earlier stage is held open (listed for the host, at most `room` of them: the host's
  * pending requests are not to pass their cap in a run, where it would count the oldest); a copy is dropped.
@@ -251,7 +251,7 @@ export function admitFast(out: usize, from: u32, n: u32, state: u32, beforeMs: f
       fastDups++;
       continue;
     }
-    // (the apiserver log's request is judged by when its line was written, as ScanState.addAuditEvent judges it;
+    // (the apiserver log's request is judged by when its line was written, as ScanState.addRequest judges it;
     // one that completes an open request may take what a trace of it said: the host's)
     if ((v != V_NEW && v != V_WAS_PENDING) || (log ? st : recv) <= began + slack || (log && v == V_WAS_PENDING)) {
       fastVerdict = <i32>v;
