@@ -57,25 +57,29 @@ describe('range-cut: a worker claims while this thread cuts', () => {
   // Many small ranges, each read by the worker a few bytes a claim; this thread waits until the worker has claimed
   // part of one and then cuts it just past the claim, where the two race. Every byte of each range must be read
   // by one side, once: the part before the cut by the worker, the part after by this thread. Each round starts when
-  // this thread says so (go[r]), so that the two race in every round whatever else the cores run: without it a
-  // loaded machine let the worker read whole rounds before this thread looked, and too few cuts were taken.
+  // this thread says so (go[r]), and the worker, once it has claimed 40 bytes, goes on only when this thread has
+  // seen that (seen[r]) and is about to cut: so the two race in every round whatever else the cores run. Without
+  // the two signals a loaded machine let the worker read whole rounds before this thread looked: 0 cuts in 3,000
+  // rounds with a mutation run beside it.
   it('every byte is claimed by one side, once', async () => {
     const ROUNDS = 3000;
     const LEN = 400;
     const cuts = Array.from({ length: ROUNDS }, () => newRangeCut(0, LEN, true));
     const go = new Int32Array(new SharedArrayBuffer(ROUNDS * 4));
+    const seen = new Int32Array(new SharedArrayBuffer(ROUNDS * 4));
     const url = pathToFileURL(join(ROOT, 'dist/segment/range-cut.js')).href;
     const src = `
       const { parentPort, workerData } = require('node:worker_threads');
       import(${JSON.stringify(url)}).then(({ claim, close }) => {
         const out = [];
-        const { cuts, go } = workerData;
+        const { cuts, go, seen } = workerData;
         parentPort.postMessage('ready');
         for (let r = 0; r < cuts.length; r++) {
           const c = cuts[r];
           Atomics.wait(go, r, 0);
           let at = 0, k = 0;
           for (;;) {
+            if (at >= 40) while (Atomics.load(seen, r) === 0);
             const to = claim(c, at, 1 + (k++ % 3));
             if (to <= at) break;
             at = to;
@@ -84,7 +88,7 @@ describe('range-cut: a worker claims while this thread cuts', () => {
         }
         parentPort.postMessage(out);
       });`;
-    const w = new Worker(src, { eval: true, workerData: { cuts, go } });
+    const w = new Worker(src, { eval: true, workerData: { cuts, go, seen } });
     // the worker's first message says it is ready (its module loaded): only then do the rounds start
     const ready = new Promise<void>((res, rej) => {
       w.once('message', () => res());
@@ -107,6 +111,7 @@ describe('range-cut: a worker claims while this thread cuts', () => {
         const { claimed, end } = claimedAndEnd(c);
         if (end === claimed) break; // read whole (or closed) before a cut was taken
         if (claimed < 40) continue;
+        Atomics.store(seen, r, 1);
         const at = claimed + (r % 3);
         if (at >= end) break;
         if (cutAt(c, at, end) !== null) {
