@@ -128,6 +128,15 @@ function httplogKey(p: usize, n: u32): i32 {
   return H_OTHER;
 }
 
+// httplog's keys in the order it writes them (pkg/server/httplog, 1.22 on), '=' after each: in a plain line the key
+// expected next is tried first, as readEvent tries member names in the apiserver's order. None holds '=', ' ' or
+// '"', so bytes equal to one are the key findKeyEnd and httplogKey would find.
+const ORDER_KEYS: string[] = ['verb=', 'URI=', 'latency=', 'userAgent=', 'audit-ID=', 'srcIP=', 'apf_pl=', 'apf_fs=', 'apf_iseats=', 'apf_fseats=', 'apf_additionalLatency=', 'apf_execution_time=', 'resp='];
+const ORDER_IDS = memory.data<i32>([H_VERB, H_URI, H_LATENCY, H_UA, H_ID, H_SRCIP, H_PL, H_FS, H_OTHER, H_OTHER, H_OTHER, H_OTHER, H_RESP]);
+const ORDER_N: i32 = 13;
+// where each key read (H_*, below H_OTHER) stands in that order, to go on from after it: -1 none
+const ORDER_AT = memory.data<i32>([0, 1, 2, 3, 4, 5, 6, 7, -1, 12]);
+
 /** In a plain line (plainAscii): the offset of the first '=', ' ' or '"' in [p, p+n), or n: where a key ends. */
 @inline function findKeyEnd(p: usize, n: u32): u32 {
   let i: u32 = 0;
@@ -266,21 +275,35 @@ export function readHttplog(): bool {
   q += 6;
   const plain = plainAscii(q, <u32>(e - q));
   let seen: u32 = 0;
+  let next: i32 = 0; // the key expected next (ORDER_KEYS)
   while (q < e) {
     if (load<u8>(q) != 0x20) return false;
     q++;
-    const k0 = q;
-    if (plain) q += <usize>findKeyEnd(q, <u32>(e - q));
-    else
-      while (q < e) {
-        const c = load<u8>(q);
-        if (c == 0x3d || c <= 0x20 || c >= 0x7f || c == 0x22) break;
-        q++;
+    let key: i32;
+    const ek = next < ORDER_N ? unchecked(ORDER_KEYS[next]) : '';
+    const en = <u32>ek.length;
+    if (plain && en > 0 && <u32>(e - q) > en && asciiIs(q, en, ek)) {
+      key = load<i32>(ORDER_IDS + (<usize>next << 2));
+      next++;
+      q += <usize>en;
+    } else {
+      const k0 = q;
+      if (plain) q += <usize>findKeyEnd(q, <u32>(e - q));
+      else
+        while (q < e) {
+          const c = load<u8>(q);
+          if (c == 0x3d || c <= 0x20 || c >= 0x7f || c == 0x22) break;
+          q++;
+        }
+      if (q >= e || load<u8>(q) != 0x3d || q == k0) return false;
+      key = httplogKey(k0, <u32>(q - k0));
+      if (key == H_DECLINE) return false;
+      if (key < H_OTHER) {
+        const at = load<i32>(ORDER_AT + (<usize>key << 2));
+        if (at >= 0) next = at + 1;
       }
-    if (q >= e || load<u8>(q) != 0x3d || q == k0) return false;
-    const key = httplogKey(k0, <u32>(q - k0));
-    if (key == H_DECLINE) return false;
-    q++;
+      q++;
+    }
     let vp = q;
     let vl: u32 = 0;
     if (q < e && load<u8>(q) == 0x22) {
