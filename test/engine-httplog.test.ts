@@ -102,6 +102,9 @@ const LINES: Array<[string, string, boolean]> = [
   ['no flow schema', line('LIST', '/api/v1/pods').replace(' apf_fs="system-nodes"', ''), true],
   ['an empty flow schema', line('LIST', '/api/v1/pods').replace('apf_fs="system-nodes"', 'apf_fs=""'), true],
   ['contentType (1.37) and apf_fd (1.23)', line('LIST', '/api/v1/pods', ' apf_fd="x" contentType="application/vnd.kubernetes.protobuf"'), true],
+  ['keys out of the order httplog writes them', line('LIST', '/api/v1/pods').replace(/verb="LIST" (URI="[^"]*") /, '$1 verb="LIST" '), true],
+  ['an unknown key before the usual ones', line('LIST', '/api/v1/pods').replace('"HTTP" verb=', '"HTTP" x=1 verb='), true],
+  ['a key that begins as the one expected', line('LIST', '/api/v1/pods').replace('latency=', 'latencyX="1s" latency='), true],
   ['an escaped value nothing reads', line('LIST', '/api/v1/pods', ' addedInfo="a \\"quoted\\" \\x41 word"'), true],
   ['a statusStack nothing reads', line('GET', '/api/v1/pods/x', ' statusStack="\\ngoroutine 1 [running]:\\nmain.main()\\n"', '500'), true],
   // declined: the JavaScript path reads these
