@@ -80,10 +80,12 @@ export class EventRecord implements RequestRecord {
 export class EngineRecord implements RequestRecord {
   receivedMs: number | null = null;
   stageMs: number | null = null;
+  // Stryker disable next-line BooleanLiteral: set() sets it before any read
   terminal = false;
   readonly apiserver = undefined;
   readonly evidence = undefined;
   private eng!: LineEngine;
+  // Stryker disable next-line UnaryOperator: set() sets it before any read
   private verdict = -1;
   /** the synthetic auditID of a line without one, else null (the line's own, read from the module when asked) */
   private synthetic: string | null = null;
@@ -106,8 +108,10 @@ export class EngineRecord implements RequestRecord {
   }
   admit(g: SegmentDedup, at: number | null): Admit {
     // (admitFast stopped at this line after the module's dedup: its verdict stands)
+    // Stryker disable next-line EqualityOperator: a verdict of 0 (a copy dropped) asked of the module again is a copy again
     if (this.verdict >= 0) return admitVerdict(g, this.verdict, this.terminal, at, null);
     // the module dedups its own line's ID without reading it as a string
+    // Stryker disable next-line ConditionalExpression: false: the same ID as a string, through the same module (dedupString)
     if (this.synthetic === null && g.dedupEngine === this.eng) return admitVerdict(g, this.eng.dedupLine(g.dedup, this.terminal), this.terminal, at, null);
     return admit(g, this.id(), this.terminal, at);
   }
@@ -115,6 +119,7 @@ export class EngineRecord implements RequestRecord {
     return false; // (plainEngineLine: a line of kube-system's leases goes as its AuditEvent)
   }
   event(): AuditEvent {
+    // Stryker disable next-line ConditionalExpression: a cache; addRequest asks an engine record for its event once
     if (this.made === null) {
       this.made = this.eng.event();
       if (this.synthetic !== null) this.made.auditID = this.synthetic;
