@@ -5,7 +5,8 @@
  *   exports, the apiserver log's reader and the engine's httplog lines, the store's rows);
  * - EngineRecord: the engine's current line (decode/engine/engine.ts), read from the module's memory only as far
  *   as the aggregator asks; it stands for its line only when the compiled aggregator can count it and its times
- *   and resource need nothing of the host (plainEngineLine), else the line's AuditEvent does.
+ *   and resource need nothing of the host (plainEngineLine, and plausible times: addRequest), else the line's
+ *   AuditEvent does.
  * The engine's batch form of many such records is ScanState.engineFast over the module's admitRange and the slot
  * batch (decode/engine/slot-batch.ts), which documents how a slot maps onto what these records count. */
 
@@ -14,7 +15,6 @@ import { isTerminalStage } from '../model/audit-event.js';
 import type { EngineLine, LineEngine } from '../decode/engine/engine.js';
 import { admit, admitVerdict, type Admit, type SegmentDedup } from './dedup.js';
 import { isIdentityLease } from './timing.js';
-import { implausibleAtIngest } from './plausible.js';
 
 export interface RequestRecord {
   readonly receivedMs: number | null;
@@ -136,11 +136,9 @@ export class EngineRecord implements RequestRecord {
   }
 }
 
-/** Whether the engine's record may stand for its line: both times there and plausible (else the event path counts
- * and drops them), and not in kube-system's leases (an apiserver identity lease is a restart sign, read from the
- * AuditEvent). The caller checks the compiled aggregator is usable. */
-export function plainEngineLine(r: EngineRecord, eng: LineEngine, nowMs: number): boolean {
-  const rec = r.receivedMs;
-  const st = r.stageMs;
-  return rec !== null && st !== null && implausibleAtIngest(rec, nowMs) === null && implausibleAtIngest(st, nowMs) === null && !(eng.field('RESOURCE') === eng.ids.leases && eng.field('NS') === eng.ids['kube-system']);
+/** Whether the engine's record may stand for its line: both times there (a time that cannot be real is the door's
+ * to drop: addRequest makes such a record its AuditEvent), and not in kube-system's leases (an apiserver identity
+ * lease is a restart sign, read from the AuditEvent). The caller checks the compiled aggregator is usable. */
+export function plainEngineLine(r: EngineRecord, eng: LineEngine): boolean {
+  return r.receivedMs !== null && r.stageMs !== null && !(eng.field('RESOURCE') === eng.ids.leases && eng.field('NS') === eng.ids['kube-system']);
 }

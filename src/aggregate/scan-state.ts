@@ -69,7 +69,7 @@ export class ScanState {
   private readonly syntheticId = (): string => `${NO_ID}${this.cur().key}.${++this.syntheticIds})`;
   /** the dedup across segments: requests left open, final events of a segment's head, each input's look-back */
   private readonly across: CrossSegmentDedup;
-  private readonly countAt = (e: AuditEvent, input: number | undefined): void => this.countRequest(e, input);
+  private readonly countAt = (e: AuditEvent, input?: number): void => this.countRequest(e, input);
 
   constructor(
     /** kube-apiserver's --etcd-prefix, or null to infer it per key */
@@ -375,7 +375,7 @@ export class ScanState {
     g.input.lines++;
     g.input.engineRead++;
     const r = this.engineRecord.set(eng, l, l.missingId ? this.syntheticId() : null);
-    this.addRequest(this.slots.usable(eng, this.foldSlotsNow) && plainEngineLine(r, eng, this.timeOptions.nowMs) ? r : new EventRecord(r.event(), l.verdict));
+    this.addRequest(this.slots.usable(eng, this.foldSlotsNow) && plainEngineLine(r, eng) ? r : new EventRecord(r.event(), l.verdict));
   }
 
   /** Whether the engine's record of an httplog line may stand for the line now: not while the apiserver log's
@@ -496,7 +496,8 @@ export class ScanState {
     const rec = this.plausibleOrNull(g.input, r.receivedMs);
     const st = this.plausibleOrNull(g.input, r.stageMs);
     if (rec !== r.receivedMs || st !== r.stageMs) {
-      // The event still counts, without its times. (An engine record has plausible times: plainEngineLine.)
+      // The event still counts, without its times; an engine record becomes its AuditEvent (the module's verdict
+      // is only ever of a line with plausible times: admitFast).
       r = r instanceof EventRecord ? r.withTimes(rec ?? st, st) : new EventRecord({ ...r.event(), receivedMs: rec ?? st, stageMs: st });
       g.input.implausibleTimes++;
       bump(g.input.implausibleKinds, this.lastImplausible);
@@ -520,9 +521,8 @@ export class ScanState {
     if (t !== null && r.identityLease()) leaseSign(g, r.event(), t);
     if (v === HEAD) g.head.set(r.id(), r.event());
     else if (v === HOLD) this.holdOpen(g, r.id(), r.event());
-    else r.count(this.countEvent);
+    else r.count(this.countAt);
   }
-  private readonly countEvent = (e: AuditEvent): void => this.countRequest(e);
 
   /** addRequest() of an AuditEvent (the store's rows, tests). */
   addAuditEvent(e: AuditEvent): void {
