@@ -1,8 +1,8 @@
 // Several apiservers (issue 23): shares, an apiserver left idle after its restart, one down for good, a merged
 // log, and where a restart's relists landed, on three generated apiserver logs whose every figure is worked out
 // by hand below.
-import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -51,8 +51,21 @@ function start(): string[][] {
   return out;
 }
 
+// The scratch folders of this file's logs (about 25 MB each), removed when its tests end: the run's folder
+// (global-setup.ts) goes only when the run ends, and a mutation run's test runner lives for hundreds of runs of
+// this file (22 GB once).
+const scratch: string[] = [];
+const scratchDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'apiservers-'));
+  scratch.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of scratch.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
 function write(logs: string[][], opts: { merged?: boolean; gzip?: boolean } = {}): string[] {
-  const dir = mkdtempSync(join(tmpdir(), 'apiservers-'));
+  const dir = scratchDir();
   const sorted = logs.map((l) => [...l].sort((x, y) => Date.parse(JSON.parse(x).stageTimestamp) - Date.parse(JSON.parse(y).stageTimestamp)));
   if (opts.merged) {
     const p = join(dir, 'audit.log');
@@ -303,7 +316,7 @@ describe('apiservers named by the records of one file', () => {
   const all = (logs: string[][]): Array<[number, string]> =>
     logs.flatMap((l, i) => l.map((x) => [i, x] as [number, string])).sort((x, y) => Date.parse(JSON.parse(x[1]).stageTimestamp) - Date.parse(JSON.parse(y[1]).stageTimestamp));
   const file = (name: string, text: string): string => {
-    const p = join(mkdtempSync(join(tmpdir(), 'apiservers-')), name);
+    const p = join(scratchDir(), name);
     writeFileSync(p, text);
     return p;
   };
