@@ -202,20 +202,45 @@ export function kubeVerbOf(logVerb: string, uri: string): string {
 /** Whether an API path names a collection (list) rather than one object (RequestInfo's rule: an odd number of
  * parts after the group version, counting namespaces/NS as a pair). Non-resource paths are not collections. */
 function isCollectionPath(path: string): boolean {
-  const parts = path.split('/').filter((p) => p.length > 0);
-  let i: number;
-  if (parts[0] === 'api') i = 2;
-  else if (parts[0] === 'apis') i = 3;
-  else return false;
-  if (parts[i] === 'watch') i++;
-  const rest = parts.slice(i);
-  if (rest.length === 0) return false;
-  if (rest[0] === 'namespaces') {
-    if (rest.length === 1) return true; // /api/v1/namespaces
-    if (rest.length === 2) return false; // a namespace
-    return rest.length === 3; // /namespaces/NS/pods
+  // the path's parts, empty ones left out, counted without splitting it (every list and get the JavaScript path
+  // reads asks this)
+  let n = 0; // parts seen
+  let i = 0; // the parts after the group version begin at this part
+  let rest = 0;
+  let firstRest = -1;
+  let firstRestEnd = -1;
+  let watch = false;
+  for (let p = 0; p < path.length; ) {
+    if (path.charCodeAt(p) === 47 /* / */) {
+      p++;
+      continue;
+    }
+    let e = path.indexOf('/', p);
+    if (e < 0) e = path.length;
+    if (n === 0) {
+      if (e - p === 3 && path.startsWith('api', p)) i = 2;
+      else if (e - p === 4 && path.startsWith('apis', p)) i = 3;
+      else return false;
+    } else if (n === i && !watch && e - p === 5 && path.startsWith('watch', p)) {
+      watch = true; // (one `watch` part at most: /api/v1/watch/watch is a collection named watch)
+      i++;
+    } else if (n >= i) {
+      if (rest === 0) {
+        firstRest = p;
+        firstRestEnd = e;
+      }
+      rest++;
+    }
+    n++;
+    p = e;
   }
-  return rest.length === 1;
+  if (rest === 0) return false;
+  if (firstRestEnd - firstRest === 10 && path.startsWith('namespaces', firstRest)) {
+    if (rest === 1) return true; // /api/v1/namespaces
+    if (rest === 2) return false; // a namespace
+    return rest === 3; // /namespaces/NS/pods
+  }
+  return rest === 1;
 }
 
 const num = (s: string | undefined): number | null => {
@@ -311,14 +336,18 @@ export interface TraceHeader {
   legacy?: boolean;
 }
 
-// `Trace[123]: rest`
-const TRACE_LINE = /^Trace\[(\d+)\]: ?(.*)$/s;
-
-/** The id and the rest of a `Trace[id]: …` line, or null. */
+/** The id and the rest of a `Trace[id]: …` line (`Trace[123]: rest`, the space optional), or null. Every line the
+ * engine declines is asked, so it is read by hand, not by a regular expression. */
 export function traceLineOf(msg: string): { id: string; rest: string } | null {
-  const m = TRACE_LINE.exec(msg);
-  return m === null ? null : { id: m[1]!, rest: m[2]! };
+  if (!msg.startsWith('Trace[')) return null;
+  let j = 6;
+  while (j < msg.length && isDigit(msg.charCodeAt(j))) j++;
+  if (j === 6 || msg.charCodeAt(j) !== 93 /* ] */ || msg.charCodeAt(j + 1) !== 58 /* : */) return null;
+  const from = msg.charCodeAt(j + 2) === 32 ? j + 3 : j + 2;
+  return { id: msg.slice(6, j), rest: msg.slice(from) };
 }
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -392,18 +421,44 @@ const fracMs = (f: string | undefined): number => (f === undefined ? 0 : Math.fl
 /** A trace's fields, `k:v,k:v`: a comma starts a new field only when a key and a colon follow it (an accept
  * header holds ", "; a user agent may hold commas). */
 export function parseTraceFields(s: string): Map<string, string> {
+  // what /(?:^|,)([a-zA-Z][\w-]*):/g finds, by hand (a header has ten fields and a block a header and two steps)
   const out = new Map<string, string>();
-  if (s.length === 0) return out;
-  const re = /(?:^|,)([a-zA-Z][\w-]*):/g;
-  const starts: Array<[number, string, number]> = [];
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(s)) !== null) starts.push([m.index, m[1]!, re.lastIndex]);
-  for (let i = 0; i < starts.length; i++) {
-    const [, key, from] = starts[i]!;
-    const to = i + 1 < starts.length ? starts[i + 1]![0] : s.length;
-    if (!out.has(key)) out.set(key, s.slice(from, to));
+  let key = '';
+  let from = -1; // where the open field's value begins
+  let i = 0; // where the next key may begin
+  const first = traceKeyEnd(s, 0);
+  if (first > 0) {
+    key = s.slice(0, first);
+    from = i = first + 1;
   }
+  for (;;) {
+    const c = s.indexOf(',', i);
+    if (c < 0) break;
+    const e = traceKeyEnd(s, c + 1);
+    if (e < 0) {
+      i = c + 1;
+      continue;
+    }
+    if (from >= 0 && !out.has(key)) out.set(key, s.slice(from, c));
+    key = s.slice(c + 1, e);
+    from = i = e + 1;
+  }
+  if (from >= 0 && !out.has(key)) out.set(key, s.slice(from));
   return out;
+}
+
+/** Where the colon after a trace field's key at `p` is (a letter, then letters, digits, `_` or `-`), or -1. */
+function traceKeyEnd(s: string, p: number): number {
+  const c0 = s.charCodeAt(p) | 32;
+  if (!(c0 >= 97 && c0 <= 122)) return -1;
+  let j = p + 1;
+  for (; j < s.length; j++) {
+    const c = s.charCodeAt(j);
+    if (c === 58 /* : */) return j;
+    const l = c | 32;
+    if (!((l >= 97 && l <= 122) || isDigit(c) || c === 95 /* _ */ || c === 45 /* - */)) return -1;
+  }
+  return -1;
 }
 
 /** What one line inside a trace block says, for the request: the count a step gives, and whether a storage
@@ -423,16 +478,16 @@ export interface TraceStep {
 /** Reads one line of a trace block (after `Trace[id]: `). */
 export function parseTraceStep(rest: string): TraceStep {
   const s = rest.trimStart();
-  if (/^\[[^\]]*\] \[[^\]]*\] END$/.test(s)) return { end: true };
+  if (s.endsWith('] END') && /^\[[^\]]*\] \[[^\]]*\] END$/.test(s)) return { end: true };
   const out: TraceStep = {};
-  const count = /count:(\d+)/.exec(s);
+  const count = s.includes('count:') ? /count:(\d+)/.exec(s) : null;
   if (count !== null) {
     const n = Number(count[1]);
     if (s.includes('"Writing http response done"')) out.returned = n;
     else if (s.includes('"Listed items from cache"')) out.cacheListed = n;
     else if (s.includes('"Filtered items"')) out.cacheFiltered = n;
   }
-  const etcd = /"(?:List(?:\(recursive=(?:true|false)\))? etcd3|Get etcd3|GetList etcd3)" ?(.*)$/.exec(s);
+  const etcd = !s.includes(' etcd3"') ? null : /"(?:List(?:\(recursive=(?:true|false)\))? etcd3|Get etcd3|GetList etcd3)" ?(.*)$/.exec(s);
   if (etcd !== null) {
     const f = parseTraceFields(etcd[1]!.replace(/ \d[\w.µ]*s \([^)]*\)\]?$|\]$/, ''));
     const key = f.get('key');

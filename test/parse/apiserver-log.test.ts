@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostOf, klogJsonOf, klogTimeMs, kubeVerbOf, noteOf, parseKlogHeader, parseKlogMessage, parseCutTraceHeader, parseTraceFields, parseTraceHeader, parseTraceStep, requestOfHttplog, requestOfLegacyHttplog, traceVerbOf } from '../../src/decode/apiserver-log.js';
+import { hostOf, klogJsonOf, klogTimeMs, kubeVerbOf, noteOf, parseKlogHeader, parseKlogMessage, parseCutTraceHeader, parseTraceFields, parseTraceHeader, parseTraceStep, requestOfHttplog, requestOfLegacyHttplog, traceLineOf, traceVerbOf } from '../../src/decode/apiserver-log.js';
 
 describe('parseKlogHeader', () => {
   it.each<[string, Record<string, unknown> | null]>([
@@ -65,6 +65,15 @@ describe('kubeVerbOf', () => {
     ['APPLY', '/apis/apps/v1/namespaces/ns/deployments/d', 'patch'],
     ['DELETE', '/api/v1/namespaces/ns/pods', 'deletecollection'],
     ['DELETE', '/api/v1/namespaces/ns/pods/p', 'delete'],
+    // the path read part by part: empty parts, one `watch` part at most, a group's three parts
+    ['DELETE', '//api//v1///namespaces/ns/pods/', 'deletecollection'],
+    ['DELETE', '/api/v1/watch/watch', 'deletecollection'],
+    ['DELETE', '/api/v1/watch/watch/x', 'delete'],
+    ['DELETE', '/apis/apps/v1/watch/namespaces/ns/deployments', 'deletecollection'],
+    ['DELETE', '/apis/apps/v1', 'delete'],
+    ['DELETE', '/api/v1/namespacesx/ns', 'delete'],
+    ['DELETE', '/apix/v1/pods', 'delete'],
+    ['GET', '/apis/apps', 'get'],
   ])('%s %s → %s', (verb, uri, want) => {
     expect(kubeVerbOf(verb, uri)).toBe(want);
   });
@@ -143,6 +152,29 @@ describe('traces', () => {
   });
   it('splits fields only where a key follows the comma', () => {
     expect(Object.fromEntries(parseTraceFields('a:1,accept:x, y,b-c:'))).toEqual({ a: '1', accept: 'x, y', 'b-c': '' });
+  });
+  it.each<[string, Record<string, string>]>([
+    ['', {}],
+    [',a:1', { a: '1' }],
+    ['1a:1,b:2', { b: '2' }],
+    ['a:1,,b:2,a:3', { a: '1,', b: '2' }],
+    ['a:1,b', { a: '1,b' }],
+    ['user-agent:x/y (linux, amd64),k_2:v', { 'user-agent': 'x/y (linux, amd64)', k_2: 'v' }],
+    ['Key:v,-a:w', { Key: 'v,-a:w' }],
+  ])('fields of %j', (s, want) => {
+    expect(Object.fromEntries(parseTraceFields(s))).toEqual(want);
+  });
+  it.each<[string, { id: string; rest: string } | null]>([
+    ['Trace[12]: "List" x', { id: '12', rest: '"List" x' }],
+    ['Trace[12]:no space', { id: '12', rest: 'no space' }],
+    ['Trace[12]:  two spaces', { id: '12', rest: ' two spaces' }],
+    ['Trace[12]: line\nnext', { id: '12', rest: 'line\nnext' }],
+    ['Trace[]: x', null],
+    ['Trace[1a]: x', null],
+    ['Trace[12] x', null],
+    [' Trace[12]: x', null],
+  ])('trace line %j', (s, want) => {
+    expect(traceLineOf(s)).toEqual(want);
   });
 });
 
