@@ -58,6 +58,7 @@ export function admit(g: SegmentDedup, id: string, terminal: boolean, receivedMs
       return DROP;
     }
     rememberTerminal(g, id);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; deleting from an empty Map is nothing
     if (g.pending.size > 0) g.pending.delete(id);
     return inHead(g, receivedMs) ? HEAD : COUNT;
   }
@@ -83,6 +84,7 @@ export function admitVerdict(g: SegmentDedup, v: number, terminal: boolean, rece
  * the latest event just before it: an old line (a replayed copy) at the start of a segment must not make the
  * requests after it look new. */
 function inHead(g: SegmentDedup, receivedMs: number | null): boolean {
+  // Stryker disable next-line ConditionalExpression: Math.max with a null is the other time (null is 0, and times are past 1970)
   const began = g.beforeMs === null ? g.startMs : g.startMs === null ? g.beforeMs : Math.max(g.startMs, g.beforeMs);
   return receivedMs !== null && began !== null && receivedMs <= began + HEAD_SLACK_MS && g.head.size < MAX_PENDING;
 }
@@ -90,6 +92,7 @@ function inHead(g: SegmentDedup, receivedMs: number | null): boolean {
 /** Puts a final-stage auditID in the segment's ring of recent ones, in the place of the oldest. */
 function rememberTerminal(g: SegmentDedup, id: string): void {
   const old = g.recentRing[g.recentPos];
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a ring not full yet holds undefined, which the Set does not
   if (old !== undefined) g.recent.delete(old);
   g.recentRing[g.recentPos] = id;
   g.recentPos = (g.recentPos + 1) % RECENT_TERMINALS;

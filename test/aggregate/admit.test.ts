@@ -107,7 +107,10 @@ describe.each(sides)('admit (%s)', (_side, eng) => {
       from = tail.ends[i]!;
     }
     expect(ids).toEqual(['x', 'y', 'z']);
-    expect(closeDedup(segment(T, null, eng()), false).ends.length).toBe(0);
+    // no tail asked (the input's last segment): none made, though the segment held IDs
+    const h = segment(T, null, eng());
+    for (const id of ['x', 'y']) admit(h, id, true, T + 5000);
+    expect(closeDedup(h, false).ends.length).toBe(0);
   });
 });
 
@@ -139,6 +142,19 @@ describe('holdOpen: the bound on open requests', () => {
     expect(holdOpen(open, 'b', first, null, c)).toBeNull();
     expect(holdOpen(open, 'a', second, null, c)).toBeNull();
     expect([...open]).toEqual([['b', first], ['a', second]]);
+  });
+
+  it("the scan's leftovers (no segment) evict the same way", () => {
+    const open = new Map<string, AuditEvent>();
+    const c = counters();
+    const e = {} as AuditEvent;
+    let wrong = 0;
+    for (let i = 0; i < MAX_PENDING; i++) if (holdOpen(open, `q${i}`, e, null, c) !== null) wrong++;
+    expect(wrong).toBe(0);
+    expect(holdOpen(open, 'last', e, null, c)).toEqual(['q0', e]);
+    expect(c.pendingEvicted).toBe(1);
+    expect(open.has('q0')).toBe(false);
+    expect(open.size).toBe(MAX_PENDING);
   });
 
   it.each(sides)('past MAX_PENDING the oldest goes, counted as evicted (%s)', (_side, mk) => {
