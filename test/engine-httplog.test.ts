@@ -1,5 +1,5 @@
 // The compiled engine reads kube-apiserver's httplog lines (its own log at -v>=3) as the JavaScript path reads
-// them (decode/apiserver-log.ts, apiserver-log-reader.ts, model/request-uri.ts): every line it takes gives the
+// them (decode/apiserver-log.ts, apiserver-log-reader.ts, decode/request-uri.ts): every line it takes gives the
 // request record the reader makes of it, field for field; every line it cannot read so is declined (the host then
 // reads it in JavaScript). Then whole logs of such lines, mixed with trace blocks, give the same report byte for
 // byte on the engine (1 and 3 threads, small aggregator tables) and on the JavaScript path.

@@ -11,7 +11,7 @@ import { bodyLines, escapeLines, makeCase, podList } from './generated-logs.js';
 import { LineEngine, loadEngine } from '../src/decode/engine/engine.js';
 import type { AuditEvent } from '../src/model/audit-event.js';
 import { normalizeAuditEvent } from '../src/decode/audit-event.js';
-import { parseRequestUri } from '../src/model/request-uri.js';
+import { parseRequestUri } from '../src/decode/request-uri.js';
 
 async function both(args: string[], stdin: Buffer | null = null): Promise<{ wasm: string; js: string; wasmErr: string; jsErr: string }> {
   const w = await runCli(['-o', 'json', '-j', '1', '--syslog-year', '2026', '--engine', 'wasm', ...args], stdin);

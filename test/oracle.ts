@@ -310,9 +310,9 @@ type Maybe<T> = T | typeof UNKNOWN;
  * split on "&", key and value split at the first "=", each QueryUnescape'd ("+" is a space, %XX a byte); Get gives
  * the first value. A "#" is an ordinary character there (a request line carries no fragment: ParseRequestURI keeps
  * it in RawQuery). Where the oracle stops: a key whose escape does not decode to UTF-8 text could be any parameter
- * (`anyKey`); a value that does not (Go drops the pair, the CLI keeps what it can: model/request-uri.ts
+ * (`anyKey`); a value that does not (Go drops the pair, the CLI keeps what it can: decode/request-uri.ts
  * decodeQueryComponent) makes its key UNKNOWN; a ";" in a pair (Go 1.17+ refuses the pair) the same.
- * CLI: model/request-uri.ts parseListQuery.
+ * CLI: decode/request-uri.ts parseListQuery.
  */
 function queryOf(uri: string): { get: (k: string) => Maybe<string | undefined> } {
   const q = uri.indexOf('?');
@@ -348,7 +348,7 @@ const NO_PATH = { resource: '', apiGroup: '', namespace: '', subresource: '' };
 /**
  * The path of a request without objectRef.resource, as k8s.io/apiserver RequestInfoFactory reads it: /api/{v} or
  * /apis/{group}/{v}, an optional watch/ verb prefix, then [namespaces/{ns}/]{resource}[/{name}[/{subresource}]];
- * anything else is no resource request. CLI: model/request-uri.ts parsePath. UNKNOWN for: a %-escape (the apiserver
+ * anything else is no resource request. CLI: decode/request-uri.ts parsePath. UNKNOWN for: a %-escape (the apiserver
  * splits the decoded path, so %2F is a "/"; the CLI splits first, then decodes), an empty segment inside the path
  * (RequestInfo keeps it, the CLI drops it), the namespace object itself (RequestInfo gives it a namespace, the CLI
  * none), proxy/ (RequestInfo reads no subresource after it), the "core/" form (the CLI's, for a cloud export).

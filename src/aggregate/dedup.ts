@@ -4,7 +4,8 @@
  * (holdOpen). Across segments, in input order (CrossSegmentDedup): requests left open, head events paired with
  * them, and each input's look-back of final-stage IDs, so that any cut counts a request once. */
 
-import { joinLogRecords, type AuditEvent } from '../model/audit-event.js';
+import type { AuditEvent } from '../model/audit-event.js';
+import { joinLogRecords } from '../decode/apiserver-log-reader.js';
 import { DEDUP_DROP, DEDUP_HOLD, DEDUP_WAS_PENDING, type LineEngine } from '../decode/engine/engine.js';
 import { EMPTY_TAIL, idTailOf, type IdTail } from '../decode/id-keys.js';
 import { LookBack } from './look-back.js';

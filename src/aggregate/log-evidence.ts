@@ -5,7 +5,7 @@
  * that drops them). Mergeable; bounded by its keys. */
 
 import type { AuditEvent } from '../model/audit-event.js';
-import { parseRequestUri } from '../model/request-uri.js';
+import { parseRequestUri } from '../decode/request-uri.js';
 import { describeSelectors } from '../model/selector.js';
 
 /** What the log showed of one (verb, user agent, resource, selector shape). */

@@ -3,7 +3,7 @@
  * at the end from per-group query signatures, because the Kubernetes version is only known then. */
 
 import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
-import type { ListQuery } from '../model/request-uri.js';
+import type { ListQuery } from '../decode/request-uri.js';
 import type { SelectorInfo } from '../model/selector.js';
 import type { Slot } from '../decode/engine/engine.js';
 import { TimeSeries, reviveSeries } from './time-series.js';

@@ -5,7 +5,7 @@
  * folded into the same aggregates (slot-fold.ts). */
 
 import { isTerminalStage, type AuditEvent } from '../model/audit-event.js';
-import { parseRequestQuery, parseRequestUri, type ListQuery } from '../model/request-uri.js';
+import { parseRequestQuery, parseRequestUri, type ListQuery } from '../decode/request-uri.js';
 import { describeSelectors, type SelectorInfo } from '../model/selector.js';
 import { VersionEvidenceCollector } from '../model/kube-version.js';
 import { ReadGroups, isWatchList } from './read-groups.js';

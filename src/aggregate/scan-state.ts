@@ -6,7 +6,8 @@
  * end. The shapes it hands out and takes back are in state-types.ts, an input's counts in input-stats.ts (both
  * re-exported here). */
 
-import { joinLogRecords, type AuditEvent } from '../model/audit-event.js';
+import type { AuditEvent } from '../model/audit-event.js';
+import { joinLogRecords } from '../decode/apiserver-log-reader.js';
 import type { VersionEvidenceCollector } from '../model/kube-version.js';
 import { LineDecoder, newDecodeSegment, type DecodeSegment, type DecodeSink, type SkipListener } from '../decode/line-decoder.js';
 import { OPEN_NONE, type EngineLine, type LineEngine } from '../decode/engine/engine.js';

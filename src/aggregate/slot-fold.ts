@@ -3,7 +3,7 @@
  * full lists, read group, latencies and series; per pair the shared, per-input and per-client series and the copy
  * fingerprint. Also when the aggregator may count at all (usable). */
 
-import type { ListQuery } from '../model/request-uri.js';
+import type { ListQuery } from '../decode/request-uri.js';
 import { MARK_READ, PAIR_ALL, PAIR_CLIENT, PAIR_CLIENT_LISTS, PAIR_FP_H1, PAIR_FP_H2, PAIR_FP_N, PAIR_LATENCY, PAIR_LISTS, PAIR_READ, PAIR_SRCIP, PAIR_WATCH_END, type LineEngine, type Slot, type SlotTables } from '../decode/engine/engine.js';
 import { MAX_SET_PER_GROUP, isWatchList } from './read-groups.js';
 import type { TimeSeries } from './time-series.js';

@@ -3,7 +3,7 @@
  * what workers, parts and the analysis read, apart from the counting in scan-state.ts and the aggregates beside it. */
 
 import { type AuditEvent } from '../model/audit-event.js';
-import { type ListQuery } from '../model/request-uri.js';
+import { type ListQuery } from '../decode/request-uri.js';
 import { type SelectorInfo } from '../model/selector.js';
 import { type VersionEvidence } from '../model/kube-version.js';
 import { type GroupOverflow, type ReadGroup } from './read-groups.js';

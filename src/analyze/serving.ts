@@ -2,7 +2,7 @@
  * (cacher.go shouldDelegateList ≤1.32, delegator.go ≥1.33, get and watch paths) per version band. */
 
 import type { KubeVersion } from '../model/kube-version.js';
-import type { ListQuery } from '../model/request-uri.js';
+import type { ListQuery } from '../decode/request-uri.js';
 import type { SelectorInfo } from '../model/selector.js';
 
 /** 'none': refused before storage (a watch-list while the server's WatchList gate is off): read nothing. */

@@ -4,8 +4,8 @@
  * What each message says is apiserver-log.ts's; this keeps the little state between lines (bounded: a few open
  * blocks and a short window of finished ones). */
 
-import { joinLogRecords, type AuditEvent } from '../model/audit-event.js';
-import { parseRequestUri } from '../model/request-uri.js';
+import type { AuditEvent } from '../model/audit-event.js';
+import { parseRequestUri } from './request-uri.js';
 import { bump } from '../model/tally.js';
 import { callerFile, noteOf, requestOf118, parseCutTraceHeader, parseKlogMessage, parseTraceHeader, parseTraceStep, requestOfHttplog, requestOfLegacyHttplog, traceLineOf, traceVerbOf, type LogRequest, type TraceHeader } from './apiserver-log.js';
 
@@ -495,4 +495,15 @@ export class ApiserverLogReader {
       ...(r.apfFlowSchema.length > 0 ? { apfFlowSchema: r.apfFlowSchema, apfPriorityLevel: r.apfPriorityLevel } : {}),
     };
   }
+}
+
+/** Joins what a trace or timeout said of a request (`held`) into the record of its httplog line (`final`): the
+ * final record is the one counted. The apiserver log's reader joins them by time and URI (no audit-ID), the
+ * aggregator's dedup by auditID. */
+export function joinLogRecords(final: AuditEvent, held: AuditEvent): void {
+  if (held.evidence === 'trace') {
+    final.traced = true;
+    if (final.returnedItems === null && held.returnedItems !== null) final.returnedItems = held.returnedItems;
+    if (held.observedEtcd === true) final.observedEtcd = true;
+  } else if (held.evidence === 'timeout') final.timedOut = true;
 }

@@ -5,7 +5,7 @@ import { parseGoDurationMs, parseTimestampMs } from './time.js';
 import { QUERY_UNKNOWN } from './cloud-events.js';
 import { fail, ok, type ParseResult } from './result.js';
 import type { AuditEvent, Stage } from '../model/audit-event.js';
-import type { ListQuery } from '../model/request-uri.js';
+import type { ListQuery } from './request-uri.js';
 
 const STAGES = new Set<string>(['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic']);
 

@@ -10,7 +10,19 @@
  *   annotations["apiserver.latency.k8s.io/etcd" | ".../apf-queue-wait"] → etcdLatencyMs, apfQueueWaitMs.
  * Request and response bodies are never kept: only the item counts are taken from them. */
 
-import type { ListQuery } from './request-uri.js';
+/** The query parameters that decide where a read is served from. */
+export interface ListQuery {
+  fieldSelector: string | null;
+  labelSelector: string | null;
+  resourceVersion: string | null; // null = absent (the same as "" for the apiserver)
+  resourceVersionMatch: string | null;
+  limit: number; // 0 = absent or invalid
+  continueToken: boolean;
+  watch: boolean;
+  sendInitialEvents: boolean;
+  /** 1.36 sharded list or watch (KEP-5866): the shard's range; absent when the client did not shard */
+  shardSelector?: string | null;
+}
 
 export type Stage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
 
@@ -78,15 +90,4 @@ export interface AuditEvent {
 /** true for the stages after which an event for this auditID is final. */
 export function isTerminalStage(s: Stage): boolean {
   return s === 'ResponseComplete' || s === 'Panic';
-}
-
-/** Joins what a trace or timeout said of a request (`held`) into the record of its httplog line (`final`): the
- * final record is the one counted. The apiserver log's reader joins them by time and URI (no audit-ID), the
- * aggregator's dedup by auditID. */
-export function joinLogRecords(final: AuditEvent, held: AuditEvent): void {
-  if (held.evidence === 'trace') {
-    final.traced = true;
-    if (final.returnedItems === null && held.returnedItems !== null) final.returnedItems = held.returnedItems;
-    if (held.observedEtcd === true) final.observedEtcd = true;
-  } else if (held.evidence === 'timeout') final.timedOut = true;
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReadGroups, signatureOf, querySignature, MAX_SET_PER_GROUP, UNKNOWN_SIGNATURE } from '../../src/aggregate/read-groups.js';
 import type { AuditEvent } from '../../src/model/audit-event.js';
-import type { ListQuery } from '../../src/model/request-uri.js';
+import type { ListQuery } from '../../src/decode/request-uri.js';
 import { describeSelectors } from '../../src/model/selector.js';
 
 const Q = (q: Partial<ListQuery> = {}): ListQuery => ({ fieldSelector: null, labelSelector: null, resourceVersion: null, resourceVersionMatch: null, limit: 0, continueToken: false, watch: false, sendInitialEvents: false, ...q });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRead, type ServingOptions } from '../../src/analyze/serving.js';
 import { etcdSupportsProgressNotify } from '../../src/analyze/report.js';
-import { parseRequestUri } from '../../src/model/request-uri.js';
+import { parseRequestUri } from '../../src/decode/request-uri.js';
 import { describeSelectors } from '../../src/model/selector.js';
 import { parseKubeVersion } from '../../src/model/kube-version.js';
 

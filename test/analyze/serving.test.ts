@@ -1,7 +1,7 @@
 // The served-from classifier per version band, from DOMAIN.md §1 (cacher.go / delegator.go).
 import { describe, expect, it } from 'vitest';
 import { classifyRead, etcdShareOf, MixTally, mixOfShares, servingMix, servingWords, type ServingOptions } from '../../src/analyze/serving.js';
-import { parseRequestUri } from '../../src/model/request-uri.js';
+import { parseRequestUri } from '../../src/decode/request-uri.js';
 import { describeSelectors } from '../../src/model/selector.js';
 import { parseKubeVersion } from '../../src/model/kube-version.js';
 

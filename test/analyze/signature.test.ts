@@ -2,7 +2,7 @@
 // it replaced (the signature strings are keys in group state and in the DuckDB store).
 import { describe, expect, it } from 'vitest';
 import { querySignature, signatureOf } from '../../src/aggregate/read-groups.js';
-import type { ListQuery } from '../../src/model/request-uri.js';
+import type { ListQuery } from '../../src/decode/request-uri.js';
 
 const base: ListQuery = { fieldSelector: null, labelSelector: null, resourceVersion: null, resourceVersionMatch: null, limit: 0, continueToken: false, watch: false, sendInitialEvents: false };
 

@@ -10,7 +10,7 @@
  * JavaScript and says so on stderr). `--engine js` or AUDIT_SCAN_ENGINE=js skips it. */
 
 import type { AuditEvent, Stage } from '../../model/audit-event.js';
-import type { ListQuery } from '../../model/request-uri.js';
+import type { ListQuery } from '../request-uri.js';
 import { EMPTY_TAIL, keyCapacity, writeKey, type IdTail } from '../id-keys.js';
 import { moduleOf, compileError, noteInstantiateError, type Exports } from './module.js';
 import { MARK_COUNT, type Slot, type SlotTables } from './slot-batch.js';

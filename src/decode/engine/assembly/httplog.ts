@@ -12,7 +12,7 @@ import { civilMs } from './members';
 // `I1130 10:00:00.002001       1 httplog.go:132] "HTTP" verb="LIST" URI="/api/v1/pods?limit=500" latency="3ms"
 // userAgent="…" audit-ID="…" srcIP="10.0.1.0:30001" apf_pl="…" apf_fs="…" … resp=200` becomes a record of status
 // 2, read as src/decode/apiserver-log.ts (parseKlogHeader, parseKlogMessage, requestOfHttplog, kubeVerbOf) and
-// src/model/request-uri.ts (parsePath) read it, to the same fields. What those read differently from a plain form
+// src/decode/request-uri.ts (parsePath) read it, to the same fields. What those read differently from a plain form
 // (an escape or a byte past ASCII in a value they keep, a key that changes their answer, a header of another
 // caller, an odd path) is declined, and the host's JavaScript path reads the line (and, while the apiserver log's
 // reader holds a trace block or a value of several lines, the host gives it this record's line: ScanState).

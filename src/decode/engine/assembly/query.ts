@@ -1,4 +1,4 @@
-/*! A request URI's query, as parseRequestQuery (src/model/request-uri.ts) reads it: the selectors and
+/*! A request URI's query, as parseRequestQuery (src/decode/request-uri.ts) reads it: the selectors and
  * resourceVersionMatch interned, resourceVersion classed and kept, limit, continue, watch and sendInitialEvents;
  * what the JavaScript path must read (a legacy /watch/ path, %-escapes in the path, odd limits) declines the line. */
 

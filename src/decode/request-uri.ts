@@ -1,6 +1,8 @@
 /*! requestURI → { group, version, resource, namespace, name, subresource } plus the list query.
  * Mirrors k8s.io/apiserver RequestInfoFactory (requestinfo.go) for the path, and url.Values for the query. */
 
+import type { ListQuery } from '../model/audit-event.js';
+
 /** The parts of a Kubernetes API path, as RequestInfo computes them. */
 export interface ApiPath {
   isResourceRequest: boolean;
@@ -14,19 +16,8 @@ export interface ApiPath {
   isLegacyWatch: boolean;
 }
 
-/** The query parameters that decide where a read is served from. */
-export interface ListQuery {
-  fieldSelector: string | null;
-  labelSelector: string | null;
-  resourceVersion: string | null; // null = absent (the same as "" for the apiserver)
-  resourceVersionMatch: string | null;
-  limit: number; // 0 = absent or invalid
-  continueToken: boolean;
-  watch: boolean;
-  sendInitialEvents: boolean;
-  /** 1.36 sharded list or watch (KEP-5866): the shard's range; absent when the client did not shard */
-  shardSelector?: string | null;
-}
+/** The query parameters that decide where a read is served from: part of the request record (model/audit-event.ts). */
+export type { ListQuery };
 
 export interface ParsedRequestUri {
   path: ApiPath;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRequestQuery, parseRequestUri } from '../../src/model/request-uri.js';
+import { parseRequestQuery, parseRequestUri } from '../../src/decode/request-uri.js';
 
 describe('parseRequestUri', () => {
   const cases: Array<[string, Partial<ReturnType<typeof parseRequestUri>['path']>, Partial<ReturnType<typeof parseRequestUri>['query']>]> = [

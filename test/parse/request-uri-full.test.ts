@@ -1,7 +1,7 @@
 // requestURI parsing with every field asserted (toEqual, not toMatchObject): the path as RequestInfo reads it,
 // the query as url.Values and apimachinery read it, and the query-only shortcut against the full parse.
 import { describe, expect, it } from 'vitest';
-import { decodeQueryComponent, parseListQuery, parseRequestQuery, parseRequestUri, type ApiPath, type ListQuery } from '../../src/model/request-uri.js';
+import { decodeQueryComponent, parseListQuery, parseRequestQuery, parseRequestUri, type ApiPath, type ListQuery } from '../../src/decode/request-uri.js';
 
 const Q = (q: Partial<ListQuery> = {}): ListQuery => ({ fieldSelector: null, labelSelector: null, resourceVersion: null, resourceVersionMatch: null, limit: 0, continueToken: false, watch: false, sendInitialEvents: false, ...q });
 const P = (p: Partial<ApiPath>): ApiPath => ({ isResourceRequest: true, apiGroup: '', apiVersion: 'v1', resource: '', namespace: '', name: '', subresource: '', isLegacyWatch: false, ...p });
