@@ -80,9 +80,10 @@ export function apfFiles(r: Pick<ScanReport, 'findings'>): Array<{ file: string;
   return out;
 }
 
+/** Text order by code unit, the same in every locale. */
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const toObj = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 const round1 = (x: number): number => Math.round(x * 10) / 10;
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /** etcd ≥3.4.31 (3.4 line) or ≥3.5.13 supports RequestWatchProgress (feature_support_checker.go). */
 export function etcdSupportsProgressNotify(v: string): boolean | null {
@@ -474,13 +475,15 @@ function joinLogEvidence(state: ScanState, groups: GroupReport[]): NotInAudit | 
     used.add(k);
     g.apiserverLog = { httplog: x.httplog, trace: x.trace, timeout: x.timeout, traced: x.traced, observedEtcd: x.observedEtcd, flowSchema: topFlowSchema(x.flowSchemas), priorityLevel: x.priorityLevel.length > 0 ? x.priorityLevel : null, sourceIPs: null };
   }
-  const rest = [...ev.entries].filter(([k]) => !used.has(k)).map(([, x]) => x);
-  rest.sort((a, b) => b.requests - a.requests || (a.userAgent < b.userAgent ? -1 : a.userAgent > b.userAgent ? 1 : 0) || (a.resource < b.resource ? -1 : 1));
-  const requests = rest.reduce((n, x) => n + x.requests, 0) + ev.overflow;
+  // The most requests first, then by client and resource; the entry's key (verb, group, selector too) settles the
+  // rest, so the order never follows the order of the log.
+  const rest = [...ev.entries].filter(([k]) => !used.has(k));
+  rest.sort(([ka, a], [kb, b]) => b.requests - a.requests || cmp(a.userAgent, b.userAgent) || cmp(a.resource, b.resource) || cmp(ka, kb));
+  const requests = rest.reduce((n, [, x]) => n + x.requests, 0) + ev.overflow;
   if (requests === 0) return null;
   return {
     requests,
-    groups: rest.slice(0, 10).map((x) => ({ verb: x.verb, userAgent: x.userAgent, resource: x.apiGroup.length > 0 ? `${x.resource}.${x.apiGroup}` : x.resource, selector: x.selector, requests: x.requests, flowSchema: topFlowSchema(x.flowSchemas) })),
+    groups: rest.slice(0, 10).map(([, x]) => ({ verb: x.verb, userAgent: x.userAgent, resource: x.apiGroup.length > 0 ? `${x.resource}.${x.apiGroup}` : x.resource, selector: x.selector, requests: x.requests, flowSchema: topFlowSchema(x.flowSchemas) })),
   };
 }
 
@@ -492,6 +495,8 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
   let cacheN = 0;
   let withoutRv = 0;
   const reasons = new Map<string, number>();
+  // The reasons of the reads counted as served from the cache, and how many: a trace can move them to etcd.
+  const cacheReasons = new Map<string, number>();
   let etcdScope: 'all' | 'namespace' | 'single' | null = null;
   // The classifier reads only whether a namespace, a name or a selector is there, not what it is.
   // Stryker disable next-line LogicalOperator,ArrayDeclaration,StringLiteral: any non-empty stand-in gives the same verdict
@@ -544,6 +549,7 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
       if (k > 0) etcdScope = etcdScopeOf(ns, selStub);
     }
     bump(v.reason, here);
+    if (v.servedFrom === 'cache' && here > 0) cacheReasons.set(v.reason, (cacheReasons.get(v.reason) ?? 0) + here);
     count(v, here);
   }
   // A trace in the apiserver's log that shows a request's storage read etcd is what happened, whatever the rule
@@ -554,6 +560,17 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
     cacheN -= k;
     etcd += k;
     bump(TRACE_ETCD_REASON, k);
+    // The moved reads leave their cache reasons (which requests the traces were is not known: the largest first),
+    // so the reasons still add up to the requests.
+    let left = k;
+    for (const [reason, n] of [...cacheReasons].sort((a, b) => b[1] - a[1] || cmp(a[0], b[0]))) {
+      const off = Math.min(n, left);
+      const stays = (reasons.get(reason) ?? 0) - off;
+      if (stays > 0) reasons.set(reason, stays);
+      else reasons.delete(reason);
+      left -= off;
+      if (left === 0) break;
+    }
     etcdScope ??= etcdScopeOf(ns, selStub);
   }
   function count(v: ServingVerdict, n: number): void {
