@@ -546,7 +546,7 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
       here -= k;
       bump(mv.reason, k);
       etcd += k;
-      if (k > 0) etcdScope = etcdScopeOf(ns, selStub);
+      if (k > 0) etcdScope = etcdScopeOf(g.resource, ns, selStub);
     }
     bump(v.reason, here);
     if (v.servedFrom === 'cache' && here > 0) cacheReasons.set(v.reason, (cacheReasons.get(v.reason) ?? 0) + here);
@@ -571,7 +571,7 @@ function reportGroup(g: ReadGroup, serving: ServingOptions, aggs: EtcdAgg[], sta
       left -= off;
       if (left === 0) break;
     }
-    etcdScope ??= etcdScopeOf(ns, selStub);
+    etcdScope ??= etcdScopeOf(g.resource, ns, selStub);
   }
   function count(v: ServingVerdict, n: number): void {
     if (n === 0) return;

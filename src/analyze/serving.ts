@@ -4,6 +4,7 @@
 import type { KubeVersion } from '../model/kube-version.js';
 import type { ListQuery } from '../decode/request-uri.js';
 import type { SelectorInfo } from '../model/selector.js';
+import { NAMESPACED } from '../model/etcd-key.js';
 
 /** 'none': refused before storage (a watch-list while the server's WatchList gate is off): read nothing. */
 export type ServedFrom = 'etcd' | 'cache' | 'none';
@@ -64,10 +65,13 @@ function watchWithoutRvGoesToEtcd(v: KubeVersion): boolean {
 }
 
 /** What part of a resource's keys an etcd read of this scope and selector covers. */
-export function etcdScopeOf(namespace: string, sel: Pick<SelectorInfo, 'singleName' | 'singleNamespace'>): ServingVerdict['etcdScope'] {
-  if (sel.singleName !== null) return 'single';
-  if (namespace.length > 0 || sel.singleNamespace !== null) return 'namespace';
-  return 'all';
+export function etcdScopeOf(resource: string, namespace: string, sel: Pick<SelectorInfo, 'singleName' | 'singleNamespace'>): ServingVerdict['etcdScope'] {
+  const inNamespace = namespace.length > 0 || sel.singleNamespace !== null;
+  // ListPredicate reads one key for metadata.name= only when KeyFunc can build the key: a namespaced resource's
+  // needs the namespace (the URL's or metadata.namespace=). Without it "the optimization is skipped" and the whole
+  // prefix is read (registry/store.go). A custom resource's scope is not known here: one key, as for nodes.
+  if (sel.singleName !== null && (inNamespace || !NAMESPACED.has(resource))) return 'single';
+  return inNamespace ? 'namespace' : 'all';
 }
 
 const etcd = (reason: string, scope: ServingVerdict['etcdScope']): ServingVerdict => ({ servedFrom: 'etcd', reason, etcdScope: scope });
@@ -85,7 +89,7 @@ export function classifyRead(
   if (verb !== 'list' && verb !== 'get' && verb !== 'watch') return null;
   const rv = query.resourceVersion ?? '';
   const rvm = query.resourceVersionMatch ?? '';
-  const scope = verb === 'get' ? 'single' : etcdScopeOf(namespace, sel);
+  const scope = verb === 'get' ? 'single' : etcdScopeOf(resource, namespace, sel);
   if (o.watchCacheDisabled.has(resource)) {
     return etcd(resource === 'events' ? 'events: watch cache off by default' : 'watch cache disabled for resource', scope);
   }

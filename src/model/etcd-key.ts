@@ -36,6 +36,15 @@ export const CLUSTER_SCOPED = new Set([
   'resourceslices', 'clustertrustbundles', 'componentstatuses', 'storageversions', 'masterleases', 'ranges',
 ]);
 
+/** Built-in resources that are namespaced: a key names one only with its namespace (NamespaceKeyFunc). */
+export const NAMESPACED = new Set([
+  'pods', 'configmaps', 'secrets', 'serviceaccounts', 'persistentvolumeclaims', 'events', 'limitranges',
+  'resourcequotas', 'podtemplates', 'deployments', 'replicasets', 'daemonsets', 'statefulsets',
+  'controllerrevisions', 'jobs', 'cronjobs', 'horizontalpodautoscalers', 'leases', 'endpointslices',
+  'networkpolicies', 'poddisruptionbudgets', 'roles', 'rolebindings', 'csistoragecapacities', 'resourceclaims',
+  'resourceclaimtemplates', 'leasecandidates', 'services', 'endpoints', 'replicationcontrollers', 'ingresses',
+]);
+
 /** Storage prefixes of built-in resources (the first key segment after --etcd-prefix), for inferPrefix(). A
  * segment found here marks where the prefix ends; the API groups whose objects sit under <group>/<plural>
  * (CRDs, APIServices) count too. */

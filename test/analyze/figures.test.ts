@@ -174,9 +174,14 @@ describe('full reads, paged reads and what stands for a full list', () => {
     expect(group(measured, 'pods')).toMatchObject({ objectsReturnedPerRequest: 2, amplification: 500, estimated: false, figureSources: { objectsReturned: 'audit-response' } });
   });
 
-  it('a metadata.name selector reads one key: 1 read, 1 returned', async () => {
-    const r = await scan(lists('s', 3, '/api/v1/configmaps?fieldSelector=metadata.name%3Dx', cm));
+  it('a metadata.name selector in a namespace reads one key: 1 read, 1 returned', async () => {
+    const r = await scan(lists('s', 3, '/api/v1/namespaces/a/configmaps?fieldSelector=metadata.name%3Dx', { ...cm, namespace: 'a' }));
     expect(group(r, 'configmaps')).toMatchObject({ objectsReadPerRequest: 1, objectsReturnedPerRequest: 1, amplification: 1, figureSources: { objectsRead: 'single-object', objectsReturned: 'single-object' } });
+  });
+
+  it('a metadata.name selector across namespaces reads the whole prefix (KeyFunc needs the namespace): no one-key figures', async () => {
+    const r = await scan(lists('s', 3, '/api/v1/configmaps?fieldSelector=metadata.name%3Dx', cm));
+    expect(group(r, 'configmaps')).toMatchObject({ objectsReadPerRequest: null, amplification: null, figureSources: { objectsRead: null } });
   });
 });
 

@@ -239,7 +239,7 @@ describe('more figures, each on the side of its rule that a small log shows', ()
 
   it('a single-name list that returned nothing: 1 read, 0 returned, 1× (not infinite)', async () => {
     const resp = { level: 'RequestResponse', responseObject: { kind: 'PodList', metadata: {}, items: [] } };
-    const r = await scan([req('list', '/api/v1/pods?fieldSelector=metadata.name%3Dgone', 'alice', 0, resp)]);
+    const r = await scan([req('list', '/api/v1/namespaces/shop/pods?fieldSelector=metadata.name%3Dgone', 'alice', 0, { ...resp, objectRef: { ...pods, namespace: 'shop' } })]);
     expect(r.listGroups[0]).toMatchObject({ objectsReadPerRequest: 1, objectsReturnedPerRequest: 0, amplification: 1 });
   });
 

@@ -143,8 +143,14 @@ describe('what an etcd read covers', () => {
     ['/api/v1/pods?fieldSelector=spec.nodeName%3Dn1', 'all'],
     ['/api/v1/namespaces/a/pods', 'namespace'],
     ['/api/v1/pods?fieldSelector=metadata.namespace%3Da', 'namespace'],
-    ['/api/v1/pods?fieldSelector=metadata.name%3Dp', 'single'],
+    // a namespaced resource's one key needs its namespace: across namespaces the whole prefix is read
+    ['/api/v1/pods?fieldSelector=metadata.name%3Dp', 'all'],
+    ['/apis/apps/v1/deployments?fieldSelector=metadata.name%3Dd', 'all'],
+    ['/api/v1/pods?fieldSelector=metadata.name%3Dp,metadata.namespace%3Da', 'single'],
     ['/api/v1/namespaces/a/pods?fieldSelector=metadata.name%3Dp', 'single'],
+    // a cluster-scoped resource's key has no namespace; a custom resource's scope is not known: one key
+    ['/api/v1/nodes?fieldSelector=metadata.name%3Dn1', 'single'],
+    ['/apis/cilium.io/v2/ciliumnodes?fieldSelector=metadata.name%3Dn1', 'single'],
   ])('a list of %s reads %s', (uri, scope) => {
     expect(classify('1.29', 'list', uri)!.etcdScope).toBe(scope);
   });
