@@ -155,6 +155,20 @@ describe('what an etcd read covers', () => {
     expect(classify('1.29', 'list', uri)!.etcdScope).toBe(scope);
   });
 
+  // every namespaced built-in resource: a metadata.name list across namespaces reads the whole prefix
+  it.each([
+    'pods', 'configmaps', 'secrets', 'serviceaccounts', 'persistentvolumeclaims', 'events', 'limitranges', 'resourcequotas',
+    'podtemplates', 'deployments', 'replicasets', 'daemonsets', 'statefulsets', 'controllerrevisions', 'jobs', 'cronjobs',
+    'horizontalpodautoscalers', 'leases', 'endpointslices', 'networkpolicies', 'poddisruptionbudgets', 'roles', 'rolebindings',
+    'csistoragecapacities', 'resourceclaims', 'resourceclaimtemplates', 'leasecandidates', 'services', 'endpoints',
+    'replicationcontrollers', 'ingresses',
+  ])('%s named across namespaces: the whole prefix; in one namespace: one key', (r) => {
+    const o: ServingOptions = { version: parseKubeVersion('1.29')!, etcdSupportsProgressNotify: null, consistentListFromCache: null, watchCacheDisabled: new Set() };
+    const sel = describeSelectors('metadata.name=x', '');
+    expect(classifyRead('list', r, '', { ...parseRequestUri('/x').query }, sel, o)!.etcdScope).toBe('all');
+    expect(classifyRead('list', r, 'a', { ...parseRequestUri('/x').query }, sel, o)!.etcdScope).toBe('single');
+  });
+
   it('a get of a resource whose watch cache is off reads one key', () => {
     expect(classify('1.31', 'get', '/api/v1/namespaces/a/secrets/s?resourceVersion=0', { watchCacheDisabled: new Set(['events', 'secrets']) })!.etcdScope).toBe('single');
     expect(classify('1.31', 'list', '/api/v1/namespaces/a/secrets?resourceVersion=0', { watchCacheDisabled: new Set(['events', 'secrets']) })!.etcdScope).toBe('namespace');
