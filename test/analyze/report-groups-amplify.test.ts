@@ -119,6 +119,11 @@ describe("the apiserver's traces that show a storage read of etcd (1.28, -v=3)",
     ...traced('cached/1', T0 + 5000, 5, '0'),
     ...traced('cached/1', T0 + 6000, 6, '0'),
     httplog('cached/1', T0 + 7000, 7, '/api/v1/pods?resourceVersion=0'),
+    // two: two cache reasons of 2 each (resourceVersion=7 seen first, then resourceVersion=0), 3 traced reading etcd
+    ...traced('two/1', T0 + 7100, 11, '7'),
+    ...traced('two/1', T0 + 7200, 12, '7'),
+    ...traced('two/1', T0 + 7300, 13, '0'),
+    httplog('two/1', T0 + 7400, 14, '/api/v1/pods?resourceVersion=0'),
     // refused: answered 429 (though its trace names an etcd read): no etcd list, nothing to move
     ...traced('refused/1', T0 + 8000, 8, '', 429),
     // trace-only: a trace with no httplog line (-v=2): no APF priority level
@@ -147,6 +152,8 @@ describe("the apiserver's traces that show a storage read of etcd (1.28, -v=3)",
   it.each([
     ['mixed', 4, { "the apiserver's trace of the request shows its storage read etcd": 2, 'no resourceVersion': 1, 'resourceVersion=0': 1 }],
     ['cached', 3, { "the apiserver's trace of the request shows its storage read etcd": 2, 'resourceVersion=0': 1 }],
+    // 3 move: the reasons tie at 2, so resourceVersion=0 (first by name) gives its 2, then resourceVersion=N 1
+    ['two', 4, { "the apiserver's trace of the request shows its storage read etcd": 3, 'resourceVersion=N, no limit': 1 }],
   ])('the moved reads leave their cache reason: %s’s reasons add up to its %i requests', async (who, requests, reasons) => {
     const g = groupOf(await rep(), who);
     expect(g.reasons).toEqual(reasons);
