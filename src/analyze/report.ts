@@ -30,6 +30,7 @@ import type { FiltersReport, InputReport, MetricsListReport, MetricsReport, Scan
 export { fixFor, formatBytes, formatCount, severityOf, singular } from './report-findings.js';
 import { buildFindings, etcdSlowFinding, formatBytes, singular, type EtcdContext } from './report-findings.js';
 import { liveWindowOf } from './live-window.js';
+import { cmp } from '../model/text-order.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -80,8 +81,6 @@ export function apfFiles(r: Pick<ScanReport, 'findings'>): Array<{ file: string;
   return out;
 }
 
-/** Text order by code unit, the same in every locale. */
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const toObj = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 

@@ -23,6 +23,7 @@ import { fromJson, toJson } from './codec.js';
 import type { LineEngine } from '../decode/engine/engine.js';
 import { idTailOf, tailIds } from '../decode/id-keys.js';
 import { relabelSegment, relabelSnapshot } from '../aggregate/relabel.js';
+import { cmp } from '../model/text-order.js';
 
 /** The first field of a part's header line. */
 export const PARTIAL_FORMAT = 'audit-scan-partial';
@@ -531,7 +532,6 @@ function piecesOfList(ks: number[], headers: PartHeader[], paths: string[], keep
   return { universe, pieces };
 }
 
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The inputs of every list, each list's in its own order; for several lists (parts made apart), in the canonical
  * order: by identity (MergedInput.key), then name. One log in two lists (inputs that begin with the same bytes) is
